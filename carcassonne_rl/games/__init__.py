@@ -1,0 +1,1 @@
+"""Pure rules engines (no gym/torch imports): ``carcassonne`` (tile game) and ``cardcassonne``."""

@@ -1,0 +1,77 @@
+"""Game records: JSON save/load and replay (config + draw order + actions in text notation)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .config import GameConfig
+from .errors import SavedGameError
+from .state import State, new_game
+
+FORMAT = "carcassonne-rl/tile-game"
+VERSION = 1
+
+
+def to_record(state: State) -> dict[str, Any]:
+    """The record of a game so far: enough to rebuild it exactly with ``replay``."""
+    replayed = new_game(state.config, draw_order=state.draw_order)
+    actions = []
+    for code in state.history:
+        actions.append(replayed.action_to_string(code))
+        replayed.apply_code(code)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "config": state.config.to_dict(),
+        "draw_order": state.draw_order,
+        "actions": actions,
+    }
+
+
+def to_json(state: State, indent: int | None = None) -> str:
+    return json.dumps(to_record(state), indent=indent)
+
+
+def replay(record: dict[str, Any]) -> State:
+    """Rebuild a game from a record; every problem raises ``SavedGameError``."""
+    if not isinstance(record, dict):
+        raise SavedGameError(f"a saved game must be a JSON object, got {type(record).__name__}")
+    for key in ("format", "version", "config", "draw_order", "actions"):
+        if key not in record:
+            raise SavedGameError(f"saved game has no {key!r} field")
+    if record["format"] != FORMAT:
+        raise SavedGameError(f"saved game format is {record['format']!r}, expected {FORMAT!r}")
+    if record["version"] != VERSION:
+        raise SavedGameError(f"saved game version {record['version']!r} is not supported")
+    cfg = record["config"]
+    if not isinstance(cfg, dict):
+        raise SavedGameError("saved game 'config' must be an object")
+    unknown = set(cfg) - {"players", "seed"}
+    if unknown:
+        raise SavedGameError(f"saved game 'config' has unknown fields {sorted(unknown)}")
+    try:
+        config = GameConfig(**cfg)
+        state = new_game(config, draw_order=record["draw_order"])
+    except (TypeError, ValueError) as err:
+        raise SavedGameError(f"saved game 'config'/'draw_order' invalid: {err}") from err
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise SavedGameError("saved game 'actions' must be a list of strings")
+    for i, text in enumerate(actions):
+        if not isinstance(text, str):
+            raise SavedGameError(f"saved game action #{i} is not a string: {text!r}")
+        try:
+            state.apply(text)
+        except ValueError as err:
+            raise SavedGameError(f"saved game action #{i} {text!r} does not replay: {err}") from err
+    return state
+
+
+def load_json(text: str) -> State:
+    """Load a game saved with ``State.to_json``."""
+    try:
+        record = json.loads(text)
+    except (TypeError, json.JSONDecodeError) as err:
+        raise SavedGameError(f"saved game is not valid JSON: {err}") from err
+    return replay(record)
