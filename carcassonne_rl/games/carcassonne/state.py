@@ -269,7 +269,7 @@ class State:
         pos = self._ints[K.R_DECKPOS]
         rest = self._ints[K.O_DECK + pos : K.O_DECK + self._ints[K.R_DECKLEN]]
         counts = np.bincount(rest, minlength=len(LETTERS))
-        return {letter: int(n) for letter, n in zip(LETTERS, counts)}
+        return {letter: int(n) for letter, n in zip(LETTERS, counts, strict=True)}
 
     def winners(self) -> list[int]:
         """Seats with the highest score once the game is over (ties share the win)."""
@@ -331,7 +331,8 @@ class State:
             return f"{where}: the cell is already occupied by {self.tile_at(x, y)[0]}"
         t = TYPE_OF_LETTER[tile]
         edges = TILE_TYPES[t].edges
-        for s, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
+        steps = ((0, -1), (1, 0), (0, 1), (-1, 0))
+        for s, (dx, dy) in enumerate(steps):
             other = self.tile_at(x + dx, y + dy)
             if other is None:
                 continue
