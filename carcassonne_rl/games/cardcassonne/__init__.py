@@ -1,0 +1,61 @@
+"""Cardcassonne (the Carcassonne card game) rules engine, with hidden information.
+
+Pure Python + numpy.  Rules: ``shared/rules/cardcassonne.md`` and the decisions in
+:mod:`.rules_table` (:data:`RULES`, :data:`DECISIONS`).
+
+Usage::
+
+    state = new_game(CardGameConfig(players=3, seed=7))
+    while not state.is_over:
+        codes = state.legal_action_codes()
+        state.apply_code(int(codes[0]))
+    state.scores, state.winners()
+
+Action codes (``NUM_ACTIONS = 206``, the same for 2-5 players; see :mod:`.actions`):
+0-95 play kind ``k`` face down to row ``r`` (``k*4+r``); 96-191 play face up (``96+k*4+r``);
+192-195 follower on row ``r``; 196-199 setup joker to row ``r``; 200-203 assign the animal
+joker to species ``s``; 204 keep a misplaced card; 205 take 10 points for it.
+Card kinds (0-23): ``Y1 Y2 Y3 YH YA R1 ... BA DR FA AJ BJ`` (:mod:`.cards`).
+
+Phases: ``setup_joker``, ``turn``, ``assign_animal_joker``, ``misplaced_card``, ``game_over``.
+"""
+
+from .actions import ACTIONS, NUM_ACTIONS, Action, action_text, parse_action_code
+from .cards import KIND_COUNTS, KIND_NAMES, NUM_KINDS, card_name, parse_card
+from .config import CardGameConfig
+from .errors import IllegalActionError, NotationError, SavedGameError
+from .record import load_json, replay
+from .rules_table import DECISIONS, RULES, RulesTable
+from .scoring import building_points
+from .state import PHASE_NAMES, CardState, ScoreEvent, new_game
+from .views import PlayerView, determinize, view
+
+__all__ = [
+    "ACTIONS",
+    "DECISIONS",
+    "KIND_COUNTS",
+    "KIND_NAMES",
+    "NUM_ACTIONS",
+    "NUM_KINDS",
+    "PHASE_NAMES",
+    "RULES",
+    "Action",
+    "CardGameConfig",
+    "CardState",
+    "IllegalActionError",
+    "NotationError",
+    "PlayerView",
+    "RulesTable",
+    "SavedGameError",
+    "ScoreEvent",
+    "action_text",
+    "building_points",
+    "card_name",
+    "determinize",
+    "load_json",
+    "new_game",
+    "parse_action_code",
+    "parse_card",
+    "replay",
+    "view",
+]
