@@ -23,9 +23,9 @@ class GameConfig:
         if not 2 <= self.players <= 5:
             raise ValueError(f"players must be from 2 to 5, got {self.players}")
         if self.seed is not None and (
-            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+            isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0
         ):
-            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+            raise ValueError(f"seed must be a non-negative int or None, got {self.seed!r}")
 
     def to_dict(self) -> dict:
         return asdict(self)
