@@ -107,10 +107,10 @@ def parse_action_code(text: str) -> int:
     """Action code of a notation string (state-independent)."""
     if not isinstance(text, str):
         raise NotationError(f"action notation must be a string, got {type(text).__name__}")
-    words = text.strip().lower().split()
+    words = text.strip().split()
     if not words:
         raise NotationError("empty action text")
-    verb = words[0]
+    verb = words[0].lower()
     try:
         if verb in ("keep",) and len(words) == 1:
             return KEEP
@@ -123,6 +123,8 @@ def parse_action_code(text: str) -> int:
             return ASSIGN + parse_species(words[1])
         if verb == "play":
             words = words[1:]
+        if len(words) == 3:
+            words[2] = words[2].lower()
         if len(words) == 3:
             kind = parse_card(words[0])
             row = parse_row(words[1])

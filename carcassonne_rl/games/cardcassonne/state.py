@@ -315,6 +315,8 @@ class CardState:
             code = parse_action_code(action)
         elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
             code = int(action)
+            if not 0 <= code < NUM_ACTIONS:
+                raise NotationError(f"action code {code} out of range 0..{NUM_ACTIONS - 1}")
         else:
             raise NotationError(f"cannot apply {action!r}: expected Action, str or int code")
         self.apply_code(code)
