@@ -40,6 +40,10 @@ _LOCATION = re.compile(
 )
 
 
+def looks_like_placement(text: str) -> bool:
+    return _PLACEMENT.match(text) is not None
+
+
 def parse_placement(text: str) -> tuple[str | None, int, int, int]:
     """``"U 1,0 r1"`` (or ``"1,0 r1"``) -> (letter or None, x, y, rotation)."""
     m = _PLACEMENT.match(text)

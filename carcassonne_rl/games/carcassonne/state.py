@@ -7,7 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels as K
-from .actions import Action, FollowerPlacement, Placement, parse_location, parse_placement
+from .actions import (
+    Action,
+    FollowerPlacement,
+    Placement,
+    looks_like_placement,
+    parse_location,
+    parse_placement,
+)
 from .config import GameConfig, check_draw_order, shuffled_deck
 from .errors import IllegalActionError, NotationError
 from .tiles import (
@@ -175,7 +182,7 @@ class State:
             if max(abs(x), abs(y)) >= K.OFF:
                 raise IllegalActionError(f"{text!r}: position ({x}, {y}) is off the board")
             return encode_placement(x, y, r)
-        if not looks_like_location:
+        if not looks_like_location and looks_like_placement(text):
             raise IllegalActionError(
                 f"{text!r} is not a follower decision; a follower location or 'none' is due now"
             )

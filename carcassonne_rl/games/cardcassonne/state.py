@@ -335,6 +335,7 @@ class CardState:
 
     def apply_code(self, code: int) -> None:
         """Apply an integer action code (fast path)."""
+        code = int(code)
         ph = self._phase
         if ph == TURN:
             p = self.current
