@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from carcassonne_rl.games.cardcassonne import (
     ACTIONS,
     KIND_COUNTS,
+    KIND_NAMES,
     NUM_ACTIONS,
     CardGameConfig,
     IllegalActionError,
@@ -58,6 +59,11 @@ def check_game(players: int, seed: int) -> None:
     for e in s.score_events:
         totals[e.player] += e.points
     assert list(s.scores) == totals
+    # Final building events list exactly the building cards under each chest.
+    for p in range(players):
+        chest = [KIND_NAMES[k] for k in (3, 8, 13, 18, 23) for _ in range(s.collected[p][k])]
+        ev = [e for e in s.score_events if e.player == p and e.kind == "buildings"]
+        assert sorted(ev[0].cards if ev else []) == sorted(chest)
     w = s.winners()
     assert w and all(s.scores[p] == max(s.scores) for p in w)
     # Save / load replays to the same state.
