@@ -11,7 +11,7 @@ from carcassonne_rl.games.cardcassonne import (
     new_game,
 )
 
-ONE_ROUND = RulesTable(deal_table={2: (6, 1)})
+ONE_ROUND = RulesTable(deal_table=((2, 6, 1),))
 # Rows after setup (the dealer, seat 1, puts the building joker on B):
 # Y: YH YH YH   R: RH RH R1   G: GH GH   B: BH BJ
 SETUP = ["YH", "RH", "GH", "BH", "YH", "RH", "GH", "BJ", "YH", "R1"]
@@ -68,6 +68,7 @@ def test_custom_rules_table_survives_save_and_load():
     s.apply("keep")
     t = load_json(s.to_json())
     assert t.rules == ONE_ROUND != RULES
+    assert hash(t.config) == hash(s.config)
     assert np.array_equal(t.scores, s.scores) and t.is_over
 
 

@@ -18,8 +18,8 @@ class CardGameConfig:
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ValueError(f"players must be an int, got {self.players!r}")
-        if self.players not in self.rules.deal_table:
-            allowed = sorted(self.rules.deal_table)
+        if self.players not in self.rules.player_counts:
+            allowed = sorted(self.rules.player_counts)
             raise ValueError(f"players must be one of {allowed}, got {self.players}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ValueError(f"seed must be an int, got {self.seed!r}")

@@ -7,7 +7,7 @@ scores with, lives in :class:`RulesTable`.  The engine reads the default
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 
 # Colour / row order used everywhere: yellow (cloister), red (road), green (field), blue (city).
 COLOURS: tuple[str, ...] = ("Y", "R", "G", "B")
@@ -15,16 +15,12 @@ COLOUR_NAMES: tuple[str, ...] = ("yellow", "red", "green", "blue")
 ROW_NAMES: tuple[str, ...] = ("cloister", "road", "field", "city")
 
 
-def _deal_table() -> dict[int, tuple[int, int]]:
-    return {2: (6, 10), 3: (5, 8), 4: (5, 6), 5: (4, 6)}
-
-
 @dataclass(frozen=True)
 class RulesTable:
     """Numbers and decisions of the rules (``DECISIONS`` explains each one)."""
 
-    # players -> (cards dealt per player per round, rounds); seeds 000/002.
-    deal_table: dict[int, tuple[int, int]] = field(default_factory=_deal_table)
+    # (players, cards dealt per player per round, rounds); seeds 000/002.
+    deal_table: tuple[tuple[int, int, int], ...] = ((2, 6, 10), (3, 5, 8), (4, 5, 6), (5, 4, 6))
     setup_cards: int = 10
     # Decision: the species is bound to the colour; index = colour (Y, R, G, B).
     species_by_colour: tuple[str, ...] = ("chickens", "sheep", "pigs", "horses")
@@ -43,9 +39,16 @@ class RulesTable:
     # Decision: the tie-break counts building cards *and* building jokers under the chest.
     tie_break_counts_building_jokers: bool = True
 
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        return tuple(row[0] for row in self.deal_table)
+
     def deal(self, players: int) -> tuple[int, int]:
         """(cards per player per round, rounds) for ``players``."""
-        return self.deal_table[players]
+        for n, per_round, rounds in self.deal_table:
+            if n == players:
+                return per_round, rounds
+        raise ValueError(f"players must be one of {list(self.player_counts)}, got {players}")
 
     def animal_value(self, total: int) -> int:
         """Points for owning ``total`` animals of one species (0 for none)."""
@@ -54,9 +57,7 @@ class RulesTable:
         return self.animal_points[min(total, len(self.animal_points)) - 1]
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["deal_table"] = {str(k): list(v) for k, v in self.deal_table.items()}
-        return d
+        return {k: list(map(list, v)) if k == "deal_table" else v for k, v in asdict(self).items()}
 
     @classmethod
     def from_dict(cls, d: dict) -> RulesTable:
@@ -66,7 +67,7 @@ class RulesTable:
             raise ValueError(f"unknown rules field(s): {sorted(unknown)}")
         kw = dict(d)
         if "deal_table" in kw:
-            kw["deal_table"] = {int(k): (int(v[0]), int(v[1])) for k, v in kw["deal_table"].items()}
+            kw["deal_table"] = tuple(tuple(int(x) for x in row) for row in kw["deal_table"])
         for name in ("species_by_colour", "animal_points", "building_set_points"):
             if name in kw:
                 kw[name] = tuple(kw[name])
@@ -90,8 +91,9 @@ DECISIONS: dict[str, str] = {
     "jokers_never_misplaced": "jokers are colourless and never misplaced (the Dutch text lists "
     "animal/building jokers among misplaced cards, but a joker may lie in any row).",
     "misplaced_choice_per_card": "keep-or-10 is decided card by card, in row order.",
-    "scoring_order": "end-of-round scoring runs seat 0, 1, ...; per player: persons, misplaced "
-    "persons, dragon/fairy, then keep-or-10 decisions, then animal jokers, then species.",
+    "scoring_order": "end-of-round scoring runs seat 0, 1, ...; per player: misplaced persons "
+    "and dragon/fairy (in claim order), persons, then keep-or-10 decisions, then animal "
+    "jokers, then one animal score per species claimed this round.",
     "row_claim_order": "rows are resolved in the order yellow, red, green, blue; claimed cards "
     "keep their row order.",
     "dealing": "cards are dealt one at a time, starting with the player left of the dealer.",
