@@ -1,18 +1,30 @@
-"""The Carcassonne tile game (2010 base rules): a fast, cloneable rules engine.
+"""The Carcassonne tile game (2010 base rules, The Messages, the Labyrinth): a fast engine.
 
 See ``docs/engine_api.md`` for the interface and the text notation, and
 ``../shared/rules/carcassonne.md`` for the rules it implements.
 """
 
-from .actions import Action, FollowerPlacement, Placement
-from .config import GameConfig
+from .action_codec import decode_placement, encode_placement
+from .actions import (
+    Action,
+    FigureChoice,
+    FollowerPlacement,
+    FollowerRecall,
+    MessageChoice,
+    Placement,
+)
+from .config import EXPANSIONS, GameConfig
 from .errors import IllegalActionError, NotationError, SavedGameError
 from .record import load_json, replay, to_record
-from .state import PlacedFollower, ScoreEvent, State, decode_placement, encode_placement, new_game
+from .state import PlacedFollower, ScoreEvent, State, new_game
 from .tiles import LETTERS, TILE_TYPES
 
 __all__ = [
     "Action",
+    "EXPANSIONS",
+    "FigureChoice",
+    "FollowerRecall",
+    "MessageChoice",
     "FollowerPlacement",
     "GameConfig",
     "IllegalActionError",

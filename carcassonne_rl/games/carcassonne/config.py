@@ -1,21 +1,36 @@
-"""Configuration of a tile game and the deck it is dealt from."""
+"""Configuration of a tile game and the deck and message stack it is dealt from."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .tiles import BOX_COUNTS, LETTERS, START_TILE
+from .tiles import BOX_COUNTS, LABYRINTH_TILE, LETTERS, START_TILE
+
+EXPANSIONS = ("messages", "labyrinth")
+FIGURE_CHOICES = ("player", "auto")
 
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Players (2-5) and the seed of the tile shuffle (``None``: fresh entropy)."""
+    """A tile-game configuration.
+
+    - ``players``: 2 to 5.
+    - ``seed``: seed of the tile shuffle and of the message stack (``None``: fresh entropy).
+    - ``expansions``: any of ``"messages"`` (The Messages) and ``"labyrinth"`` (the Labyrinth).
+    - ``labyrinth_tiles``: labyrinth tiles shuffled in when the Labyrinth is on (seed: 2).
+    - ``figure_choice``: under The Messages, ``"player"`` (default, the faithful game: the
+      receiver of points chooses the figure that moves, an action) or ``"auto"`` (the engine
+      chooses by the rule documented in ``scoring_kernels.auto_figure``).
+    """
 
     players: int = 2
     seed: int | None = None
+    expansions: tuple[str, ...] = field(default=())
+    labyrinth_tiles: int = 2
+    figure_choice: str = "player"
 
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not isinstance(self.players, int):
@@ -26,26 +41,76 @@ class GameConfig:
             isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0
         ):
             raise ValueError(f"seed must be a non-negative int or None, got {self.seed!r}")
+        expansions = self.expansions
+        if isinstance(expansions, str):
+            expansions = tuple(e for e in expansions.split(",") if e)
+        expansions = tuple(expansions)
+        unknown = [e for e in expansions if e not in EXPANSIONS]
+        if unknown:
+            raise ValueError(f"unknown expansions {unknown}; available: {', '.join(EXPANSIONS)}")
+        # canonical: sorted, no duplicates (so equal configs compare and hash equal)
+        object.__setattr__(self, "expansions", tuple(e for e in EXPANSIONS if e in expansions))
+        if (
+            isinstance(self.labyrinth_tiles, bool)
+            or not isinstance(self.labyrinth_tiles, int)
+            or not 0 <= self.labyrinth_tiles <= 8
+        ):
+            raise ValueError(
+                f"labyrinth_tiles must be an int from 0 to 8, got {self.labyrinth_tiles!r}"
+            )
+        if self.figure_choice not in FIGURE_CHOICES:
+            raise ValueError(
+                f"figure_choice must be one of {FIGURE_CHOICES}, got {self.figure_choice!r}"
+            )
+
+    @property
+    def messages(self) -> bool:
+        return "messages" in self.expansions
+
+    @property
+    def labyrinth(self) -> bool:
+        return "labyrinth" in self.expansions
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {
+            "players": self.players,
+            "seed": self.seed,
+            "expansions": list(self.expansions),
+            "labyrinth_tiles": self.labyrinth_tiles,
+            "figure_choice": self.figure_choice,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GameConfig:
+        unknown = set(data) - {"players", "seed", "expansions", "labyrinth_tiles", "figure_choice"}
+        if unknown:
+            raise ValueError(f"unknown config fields {sorted(unknown)}")
+        data = dict(data)
+        if "expansions" in data:
+            if not isinstance(data["expansions"], (list, tuple)):
+                raise ValueError("config 'expansions' must be a list of names")
+            data["expansions"] = tuple(data["expansions"])
+        return cls(**data)
 
 
-def draw_pile_counts() -> dict[str, int]:
-    """Tiles of the draw pile: the box less the start tile."""
+def draw_pile_counts(config: GameConfig) -> dict[str, int]:
+    """Tiles of the draw pile: the box less the start tile, plus the labyrinths if enabled."""
     counts = dict(BOX_COUNTS)
     counts[START_TILE] -= 1
+    counts[LABYRINTH_TILE] = config.labyrinth_tiles if config.labyrinth else 0
     return counts
 
 
-def shuffled_deck(seed: int | None) -> str:
-    """The 71 tiles after the start tile, shuffled reproducibly by ``seed``."""
-    letters = "".join(letter * n for letter, n in draw_pile_counts().items())
-    order = np.random.default_rng(seed).permutation(len(letters))
-    return "".join(letters[i] for i in order)
+def shuffled_deck(config: GameConfig) -> tuple[str, str]:
+    """(draw pile, message stack) shuffled reproducibly by ``config.seed``."""
+    rng = np.random.default_rng(config.seed)
+    letters = "".join(letter * n for letter, n in draw_pile_counts(config).items())
+    order = rng.permutation(len(letters))
+    messages = rng.permutation(8) + 1 if config.messages else np.arange(1, 9)
+    return "".join(letters[i] for i in order), "".join(str(m) for m in messages)
 
 
-def check_draw_order(draw_order: str) -> str:
+def check_draw_order(config: GameConfig, draw_order: str) -> str:
     """Validate a fixed draw order (tile letters after the start tile); returns it upper-cased."""
     if not isinstance(draw_order, str):
         raise ValueError(f"draw_order must be a string of tile letters, got {type(draw_order)}")
@@ -53,9 +118,19 @@ def check_draw_order(draw_order: str) -> str:
     bad = sorted({c for c in order if c not in LETTERS})
     if bad:
         raise ValueError(f"draw_order has unknown tile letters {bad}; tiles are {LETTERS}")
-    limits = draw_pile_counts()
+    limits = draw_pile_counts(config)
     over = {c: n for c, n in Counter(order).items() if n > limits[c]}
     if over:
-        detail = ", ".join(f"{c} x{n} (the box has {limits[c]})" for c, n in sorted(over.items()))
-        raise ValueError(f"draw_order uses more tiles than the box holds: {detail}")
+        detail = ", ".join(f"{c} x{n} (the game has {limits[c]})" for c, n in sorted(over.items()))
+        raise ValueError(f"draw_order uses more tiles than the game holds: {detail}")
     return order
+
+
+def check_message_order(message_order: str) -> str:
+    """Validate a message stack order: the digits 1-8, each once, top card first."""
+    if not isinstance(message_order, str) or sorted(message_order) != list("12345678"):
+        raise ValueError(
+            f"message_order must list the cards 1-8 once each (e.g. '31852467'), "
+            f"got {message_order!r}"
+        )
+    return message_order

@@ -15,7 +15,7 @@ VERSION = 1
 
 def to_record(state: State) -> dict[str, Any]:
     """The record of a game so far: enough to rebuild it exactly with ``replay``."""
-    replayed = new_game(state.config, draw_order=state.draw_order)
+    replayed = new_game(state.config, state.draw_order, state.message_order)
     actions = []
     for code in state.history:
         actions.append(replayed.action_to_string(code))
@@ -25,6 +25,7 @@ def to_record(state: State) -> dict[str, Any]:
         "version": VERSION,
         "config": state.config.to_dict(),
         "draw_order": state.draw_order,
+        "message_order": state.message_order,
         "actions": actions,
     }
 
@@ -37,7 +38,7 @@ def replay(record: dict[str, Any]) -> State:
     """Rebuild a game from a record; every problem raises ``SavedGameError``."""
     if not isinstance(record, dict):
         raise SavedGameError(f"a saved game must be a JSON object, got {type(record).__name__}")
-    for key in ("format", "version", "config", "draw_order", "actions"):
+    for key in ("format", "version", "config", "draw_order", "message_order", "actions"):
         if key not in record:
             raise SavedGameError(f"saved game has no {key!r} field")
     if record["format"] != FORMAT:
@@ -47,14 +48,13 @@ def replay(record: dict[str, Any]) -> State:
     cfg = record["config"]
     if not isinstance(cfg, dict):
         raise SavedGameError("saved game 'config' must be an object")
-    unknown = set(cfg) - {"players", "seed"}
-    if unknown:
-        raise SavedGameError(f"saved game 'config' has unknown fields {sorted(unknown)}")
     try:
-        config = GameConfig(**cfg)
-        state = new_game(config, draw_order=record["draw_order"])
+        config = GameConfig.from_dict(cfg)
+        state = new_game(config, record["draw_order"], record["message_order"])
     except (TypeError, ValueError) as err:
-        raise SavedGameError(f"saved game 'config'/'draw_order' invalid: {err}") from err
+        raise SavedGameError(
+            f"saved game 'config'/'draw_order'/'message_order' invalid: {err}"
+        ) from err
     actions = record["actions"]
     if not isinstance(actions, list):
         raise SavedGameError("saved game 'actions' must be a list of strings")

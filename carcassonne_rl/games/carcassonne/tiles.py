@@ -10,6 +10,9 @@ and the eight field half-edges. Ports are numbered
 Rotating a tile by ``r`` clockwise quarter turns moves side ``s`` to ``(s + r) % 4`` and
 half-edge ``h`` to ``(h + 2 r) % 8``; segment indices never change with rotation, so a
 follower action ("segment k of the tile just placed") is rotation-invariant.
+
+The Numba kernels freeze these tables into their compiled (and disk-cached) code: after
+editing the tile table, delete the caches (``find . -name '*.nb[ic]' -delete``).
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import numpy as np
 SIDES = ("N", "E", "S", "W")
 HALVES = ("NNW", "NNE", "ENE", "ESE", "SSE", "SSW", "WSW", "WNW")
 
-# Feature kinds (also used in score events).
-FIELD, ROAD, CITY, CLOISTER = 0, 1, 2, 3
-KIND_NAMES = ("field", "road", "city", "cloister")
+# Feature kinds (also used in score events). LABYRINTH is the centre of the labyrinth tile
+# (a road hub); MESSAGE only labels score events of The Messages.
+FIELD, ROAD, CITY, CLOISTER, LABYRINTH, MESSAGE = 0, 1, 2, 3, 4, 5
+KIND_NAMES = ("field", "road", "city", "cloister", "labyrinth", "message")
 
 # Edge kinds as used for matching (0 means "no neighbour" in a constraint).
 EDGE_FIELD, EDGE_ROAD, EDGE_CITY = 1, 2, 3
@@ -49,6 +53,7 @@ class TileType:
     count: int
     edges: str  # N E S W, printed orientation
     segments: tuple[Segment, ...]
+    expansion: str | None = None  # None: base game
 
 
 def _city(*sides: str, pennant: bool = False) -> Segment:
@@ -64,6 +69,7 @@ def _field(halves: str, cities: tuple[int, ...] = ()) -> Segment:
 
 
 _CLOISTER = Segment(CLOISTER)
+_LABYRINTH = Segment(LABYRINTH, sides=("N", "E", "S", "W"))
 _ALL = "NNW NNE ENE ESE SSE SSW WSW WNW"
 
 # Rules reference, section 2 (printed orientation). City segment indices in `cities`.
@@ -177,13 +183,22 @@ TILE_TYPES: tuple[TileType, ...] = (
             _field("SSW WSW"),
         ),
     ),
+    # The Labyrinth (rules reference section 5): four roads joined through the centre.
+    TileType(
+        "Y",
+        2,
+        "RRRR",
+        (_LABYRINTH, _field("WNW NNW"), _field("NNE ENE"), _field("ESE SSE"), _field("SSW WSW")),
+        expansion="labyrinth",
+    ),
 )
 
 LETTERS = "".join(t.letter for t in TILE_TYPES)
 TYPE_OF_LETTER = {t.letter: i for i, t in enumerate(TILE_TYPES)}
 NUM_TYPES = len(TILE_TYPES)
 START_TILE = "D"
-BOX_COUNTS = {t.letter: t.count for t in TILE_TYPES}
+BOX_COUNTS = {t.letter: t.count for t in TILE_TYPES if t.expansion is None}
+LABYRINTH_TILE = "Y"
 
 
 def _rot_side(side: str, r: int) -> int:
@@ -267,6 +282,9 @@ def segment_names(letter: str, rotation: int) -> list[list[str]]:
     for seg in tile.segments:
         if seg.kind == CLOISTER:
             out.append(["cloister"])
+            continue
+        if seg.kind == LABYRINTH:
+            out.append(["labyrinth"] + [f"road:{side}" for side in SIDES])
             continue
         if seg.kind == FIELD:
             idx = sorted(_rot_half(h, rotation) for h in seg.halves)
