@@ -20,6 +20,7 @@ from .config import GameConfig, check_draw_order, check_message_order, shuffled_
 from .errors import IllegalActionError
 from .illegal import explain
 from .kernels import apply_action, start_game
+from .scoring_kernels import final_scoring
 from .tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, SEGMENT_NAMES, START_TILE, TYPE_OF_LETTER
 
 _ACTION_TYPES = (Placement, FollowerPlacement, FigureChoice, MessageChoice, FollowerRecall)
@@ -207,6 +208,38 @@ class State:
     def message_order(self) -> str:
         """The whole message stack (hidden information: for records and tests)."""
         return "".join(str(c) for c in self._ints[L.O_MSGDECK : L.O_MSGDECK + L.NUM_MESSAGES])
+
+    @property
+    def pending_award(self) -> tuple[int, int] | None:
+        """The Messages: (receiver, points) waiting for the ``choose_figure`` decision."""
+        if self._ints[L.R_PHASE] != L.PHASE_FIGURE:
+            return None
+        b = L.O_AWARDS + self._ints[L.R_AQ_HEAD] * L.AQ_FIELDS
+        return int(self._ints[b]), int(self._ints[b + 1])
+
+    def virtual_scores(self) -> np.ndarray:
+        """Scores if the game ended now: current totals, points awaiting a figure choice,
+        and what final scoring would give for every open feature and field. The state is
+        not changed."""
+        other = self.clone()
+        ints = other._ints
+        for i in range(ints[L.R_AQ_HEAD], ints[L.R_AQ_LEN]):
+            b = L.O_AWARDS + i * L.AQ_FIELDS
+            ints[L.R_SCORES + ints[b]] += ints[b + 1]
+        final_scoring(other._board, ints, other._tiles, other._segs, other._events, other._pool)
+        return other.scores
+
+    def shuffle_hidden(self, seed: int | None = None) -> None:
+        """Reshuffle, in place, what no player has seen: the undrawn tiles and (The Messages)
+        the message cards not drawn yet. For search on clones (sampling the hidden order)."""
+        rng = np.random.default_rng(seed)
+        ints = self._ints
+        lo, hi = L.O_DECK + ints[L.R_DECKPOS], L.O_DECK + ints[L.R_DECKLEN]
+        ints[lo:hi] = rng.permutation(ints[lo:hi])
+        seen = ints[L.R_MSGPOS]
+        if seen < L.NUM_MESSAGES:
+            lo, hi = L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES
+            ints[lo:hi] = rng.permutation(ints[lo:hi])
 
     @property
     def followers_left(self) -> np.ndarray:
