@@ -1,0 +1,24 @@
+"""PettingZoo AEC environments of both games, and a single-agent Gymnasium view.
+
+``carcassonne_v0`` (tile game) and ``cardcassonne_v0`` (card game): ``env(**kwargs)``
+(wrapped like PettingZoo's classic environments) and ``raw_env``. Both are registered in
+PettingZoo's registry as ``carcassonne_rl/carcassonne_v0`` and ``carcassonne_rl/cardcassonne_v0``
+when the installed PettingZoo has one.
+"""
+
+from __future__ import annotations
+
+
+def _register() -> None:
+    try:
+        from pettingzoo import register
+    except ImportError:  # older PettingZoo: no registry
+        return
+    for name in ("carcassonne_v0", "cardcassonne_v0"):
+        try:
+            register("aec", f"carcassonne_rl/{name}", entry_point=f"carcassonne_rl.envs.{name}:env")
+        except Exception:  # pragma: no cover - registry API differs
+            return
+
+
+_register()

@@ -1,0 +1,189 @@
+"""The AEC environment logic shared by both games (subclassed per game).
+
+Agents are ``player_0`` .. ``player_{n-1}`` (seat order of the engine). Observations are
+``{"observation": encoder tensor for that agent ("me first"), "action_mask": int8}``; the
+mask is the legal set for the agent to move and all zeros for the others.
+
+Rewards (``reward_mode``):
+
+- ``"win_loss"`` (default): at the end of the game a sole winner gets +1, every other seat
+  -1; winners sharing the win (the game's tie rule) get 0, the other seats -1. Zero-sum for
+  2 players; with 3-5 players the sum is not zero (one +1, the rest -1).
+- ``"score_diff"``: the same terminal reward, plus after every action each seat receives
+  the change of (own score - mean of the other seats' scores) / 100. The shaping sums to
+  zero over the seats at every step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+REWARD_MODES = ("win_loss", "score_diff")
+SCORE_SCALE = 100.0
+
+
+class GameEnv(AECEnv):
+    """Base class: subclasses provide ``_new_state``, ``_make_observer`` and rendering."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False}
+
+    def __init__(
+        self, players: int, encoder: Any, reward_mode: str = "win_loss", render_mode=None
+    ) -> None:
+        super().__init__()
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5:
+            raise ValueError(f"players must be an int from 2 to 5, got {players!r}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.players = players
+        self.reward_mode = reward_mode
+        self.render_mode = render_mode
+        self.encoder = encoder
+        self.num_actions = int(encoder.num_actions)
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": encoder.observation_space,
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._rng, _ = seeding.np_random(None)
+        self.state = None
+        self._observer = None
+        self._mask: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ hooks
+    def _new_state(self, seed: int):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _make_observer(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _after_action(self) -> None:
+        """Called after every engine action (subclasses add infos)."""
+
+    # ------------------------------------------------------------------ AEC interface
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng, _ = seeding.np_random(seed)
+        game_seed = int(self._rng.integers(0, 2**31 - 1))
+        self.state = self._new_state(game_seed)
+        self._observer = self._make_observer()
+        self._observer.reset(self.state)
+        self._mask = None
+        self.agents = self.possible_agents[:]
+        self._zero_rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards = dict(self._zero_rewards)
+        self._cumulative_rewards = dict(self._zero_rewards)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._last_shaping = np.zeros(self.players)
+        self.agent_selection = self.agents[self.state.current_player]
+        self._after_action()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self._agent_index[agent]
+        state = self.state
+        obs = self._observer.observe(state, p)
+        if p == state.current_player:
+            mask = self.current_mask().copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def current_mask(self) -> np.ndarray:
+        """Mask of the pending decision (cached; do not modify)."""
+        if self._mask is None:
+            if self.state.is_over:
+                self._mask = self._zero_mask
+            else:
+                self._mask = self.encoder.action_mask(self.state)
+        return self._mask
+
+    def is_legal_index(self, index: int) -> bool:
+        return 0 <= index < self.num_actions and bool(self.current_mask()[index])
+
+    def action_masks(self) -> np.ndarray:
+        """Mask of the agent to move, as a bool array (sb3-contrib convention)."""
+        return self.current_mask().astype(bool)
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        actor = state.current_player
+        code = self.encoder.code_of(state, int(action))
+        state.apply_code(code)  # raises IllegalActionError for an illegal action
+        self._observer.after_action(state, actor, code)
+        self._mask = None
+        self._cumulative_rewards[agent] = 0.0
+        rewards = dict(self._zero_rewards)
+        if self.reward_mode == "score_diff":
+            self._add_shaping(rewards)
+        if state.is_over:
+            self._add_terminal(rewards)
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[(actor + 1) % self.players]
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+        self.rewards = rewards
+        self._after_action()
+        self._accumulate_rewards()
+
+    def _add_shaping(self, rewards: dict[str, float]) -> None:
+        s = self.state.scores.astype(np.float64)
+        n = self.players
+        rel = s - (s.sum() - s) / (n - 1)
+        delta = (rel - self._last_shaping) / SCORE_SCALE
+        self._last_shaping = rel
+        for i, a in enumerate(self.possible_agents):
+            rewards[a] += float(delta[i])
+
+    def _add_terminal(self, rewards: dict[str, float]) -> None:
+        winners = self.state.winners()
+        for i, a in enumerate(self.possible_agents):
+            if i not in winners:
+                rewards[a] += -1.0
+            elif len(winners) == 1:
+                rewards[a] += 1.0
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode (ansi or rgb_array)")
+            return None
+        if self.render_mode == "ansi":
+            return self.render_text()
+        return self.render_image()
+
+    def render_text(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def render_image(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
