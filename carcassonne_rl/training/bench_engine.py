@@ -11,12 +11,14 @@ from typing import Any
 GAMES = ("carcassonne", "cardcassonne")
 
 
-def game_factory(game: str, players: int) -> Callable[[int], Any]:
+def game_factory(game: str, players: int, expansions: tuple[str, ...] = ()) -> Callable[[int], Any]:
     """``seed -> new state`` for the named game."""
     if game == "carcassonne":
         from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
-        return lambda seed: new_game(GameConfig(players=players, seed=seed))
+        return lambda seed: new_game(GameConfig(players=players, seed=seed, expansions=expansions))
+    if expansions:
+        raise ValueError(f"expansions {expansions} apply to the tile game only")
     if game == "cardcassonne":
         from carcassonne_rl.games.cardcassonne import CardGameConfig
         from carcassonne_rl.games.cardcassonne import new_game as new_card_game
@@ -38,9 +40,11 @@ def play_random_game(state: Any, rng: random.Random) -> tuple[int, int]:
     return decisions, legal
 
 
-def bench_engine(game: str, seconds: float, players: int = 2, seed: int = 0) -> dict[str, Any]:
+def bench_engine(
+    game: str, seconds: float, players: int = 2, seed: int = 0, expansions: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Play random games for ``seconds`` (after a warm-up game) and measure the rates."""
-    make = game_factory(game, players)
+    make = game_factory(game, players, expansions)
     rng = random.Random(seed)
     warm_start = time.perf_counter()
     play_random_game(make(10**9 + seed), rng)  # compiles / loads the JIT cache
@@ -58,6 +62,7 @@ def bench_engine(game: str, seconds: float, players: int = 2, seed: int = 0) -> 
         "bench": "engine",
         "game": game,
         "players": players,
+        "expansions": list(expansions),
         "games": games,
         "seconds": round(elapsed, 3),
         "games_per_s": round(games / elapsed, 1),
@@ -68,5 +73,7 @@ def bench_engine(game: str, seconds: float, players: int = 2, seed: int = 0) -> 
     }
 
 
-def main(game: str, seconds: float, players: int, seed: int) -> None:
-    print(json.dumps(bench_engine(game, seconds, players, seed)), flush=True)
+def main(
+    game: str, seconds: float, players: int, seed: int, expansions: tuple[str, ...] = ()
+) -> None:
+    print(json.dumps(bench_engine(game, seconds, players, seed, expansions)), flush=True)

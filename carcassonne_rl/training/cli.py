@@ -16,6 +16,14 @@ def _positive(kind: type) -> object:
     return parse
 
 
+def _expansions(text: str) -> tuple[str, ...]:
+    names = tuple(e.strip() for e in text.split(",") if e.strip())
+    unknown = [e for e in names if e not in ("messages", "labyrinth")]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown expansions {unknown}; use messages,labyrinth")
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="carcassonne-rl",
@@ -29,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--seconds", type=_positive(float), default=10.0)
     engine.add_argument("--players", type=int, choices=range(2, 6), default=2)
     engine.add_argument("--seed", type=int, default=0)
+    engine.add_argument(
+        "--expansions",
+        type=_expansions,
+        default=(),
+        help="tile game only: comma-separated, from messages,labyrinth",
+    )
     return parser
 
 
@@ -37,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench" and args.target == "engine":
         from .bench_engine import main as bench_main
 
-        bench_main(args.game, args.seconds, args.players, args.seed)
+        bench_main(args.game, args.seconds, args.players, args.seed, args.expansions)
     return 0
 
 

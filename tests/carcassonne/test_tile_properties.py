@@ -162,3 +162,57 @@ def test_tile_set_matches_the_box() -> None:
     assert (pennants, cloisters) == (10, 6)
     deck = new_game(GameConfig(seed=0)).draw_order
     assert len(deck) == 71 and deck.count("D") == 3
+
+
+CONFIGS = [
+    (("messages",), "player"),
+    (("messages",), "auto"),
+    (("labyrinth",), "player"),
+    (("messages", "labyrinth"), "player"),
+    (("messages", "labyrinth"), "auto"),
+]
+
+
+@pytest.mark.parametrize(("expansions", "figure_choice"), CONFIGS)
+def test_random_games_with_expansions(expansions, figure_choice) -> None:
+    """Invariants of random games for every expansion config, 2-5 players."""
+    labyrinths = 2 if "labyrinth" in expansions else 0
+    phases = set()
+    for seed in range(40):
+        players = 2 + seed % 4
+        cfg = GameConfig(players, seed=seed, expansions=expansions, figure_choice=figure_choice)
+        state = new_game(cfg)
+        rng = random.Random(seed)
+        while not state.is_over:
+            phases.add(state.phase)
+            codes = state.legal_action_codes()
+            assert len(codes) > 0
+            if state.phase == "choose_figure":
+                receiver, points = state.pending_award
+                assert receiver == state.current_player and points > 0
+            elif state.phase != "place_follower":
+                assert state.current_player == state.active_player
+            on_board = np.bincount([f.player for f in state.placed_followers()], minlength=players)
+            assert (state.followers_left + on_board == 7).all()
+            state.apply_code(int(codes[rng.randrange(len(codes))]))
+        assert state.num_tiles_placed + len(state.discarded) == 72 + labyrinths
+        per_player = np.zeros(players, int)
+        finals = np.zeros(players, int)
+        for e in state.score_events:
+            per_player[e.player] += e.points
+            if e.final:
+                finals[e.player] += e.points
+                assert e.figure is None
+            elif "messages" in expansions:
+                assert e.figure in ("A", "B")
+        assert (per_player == state.scores).all()
+        if "messages" in expansions:
+            # the two figures are added before final scoring
+            assert (state.figures.sum(axis=1) + finals == state.scores).all()
+        if seed % 8 == 0:
+            loaded = load_json(state.to_json())
+            assert fingerprint(loaded) == fingerprint(state)
+    if "messages" in expansions:
+        assert "message" in phases
+    if figure_choice == "auto":
+        assert "choose_figure" not in phases

@@ -263,8 +263,8 @@ def score_turn(board, ints, tiles, segs, events, pool):
         if kind != ROAD and kind != CITY and kind != LABYRINTH:
             continue
         root = find(segs, base + k)
-        if segs[root, S_DONE]:
-            continue
+        if segs[root, S_DONE] or segs[root, S_OPEN] != 0:
+            continue  # (an open part means an open labyrinth network, too)
         n = feature_roots(board, tiles, segs, root, roots)
         open_sides, _ = network_summary(segs, roots, n, counts)
         if open_sides != 0:
