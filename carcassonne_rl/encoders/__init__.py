@@ -9,5 +9,6 @@ Each has ``observation_space``, ``num_actions``, ``encode(state, player)`` (a fr
 """
 
 from .card_encoder import CardEncoder
+from .tile_encoder import DEFAULT_WINDOW, TileEncoder
 
-__all__ = ["CardEncoder"]
+__all__ = ["DEFAULT_WINDOW", "CardEncoder", "TileEncoder"]

@@ -1,0 +1,119 @@
+"""PettingZoo AEC environment of the Carcassonne tile game (The Messages, the Labyrinth).
+
+``env(players=2, expansions=(), reward_mode="win_loss", render_mode=None, window=29,
+encoder=None, labyrinth_tiles=2, figure_choice="player")`` returns the wrapped environment
+(see :mod:`.classic_wrapper`), ``raw_env(...)`` the bare one. Observation and action index:
+:class:`~carcassonne_rl.encoders.tile_encoder.TileEncoder`. Rewards: :mod:`.game_env`.
+
+A legal move that the window cannot express is reported: a ``UserWarning`` and
+``infos[agent]["window_overflow"] = <number of moves left out>`` for the agent to move.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.games.carcassonne import GameConfig, State, new_game
+
+from .classic_wrapper import ClassicWrapper
+from .game_env import GameEnv
+
+
+class TileObserver:
+    """Observations of one game, encoded once per (position, seat) and handed out as copies."""
+
+    def __init__(self, encoder: TileEncoder) -> None:
+        self.encoder = encoder
+        self._stamp = -1
+        self._cache: dict[int, np.ndarray] = {}
+
+    def reset(self, state: State) -> None:
+        self._stamp = -1
+
+    def observe(self, state: State, player: int) -> np.ndarray:
+        stamp = len(state.history)
+        if stamp != self._stamp:
+            self._cache.clear()
+            self._stamp = stamp
+        obs = self._cache.get(player)
+        if obs is None:
+            obs = self._cache[player] = self.encoder.encode(state, player)
+        return obs.copy()
+
+    def after_action(self, state: State, actor: int, code: int) -> None:
+        pass
+
+
+class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
+    """The tile game for 2-5 players, optionally with The Messages and the Labyrinth."""
+
+    metadata = {**GameEnv.metadata, "name": "carcassonne_v0"}
+
+    def __init__(
+        self,
+        players: int = 2,
+        expansions: tuple[str, ...] | list[str] | str = (),
+        reward_mode: str = "win_loss",
+        render_mode: str | None = None,
+        window: int = DEFAULT_WINDOW,
+        encoder: TileEncoder | None = None,
+        labyrinth_tiles: int = 2,
+        figure_choice: str = "player",
+    ) -> None:
+        self.config = GameConfig(
+            players=players,
+            expansions=expansions,
+            labyrinth_tiles=labyrinth_tiles,
+            figure_choice=figure_choice,
+        )
+        encoder = encoder or TileEncoder.for_config(self.config, window)
+        super().__init__(players, encoder, reward_mode, render_mode)
+
+    def _new_state(self, seed: int) -> State:
+        c = self.config
+        return new_game(
+            GameConfig(
+                players=c.players,
+                seed=seed,
+                expansions=c.expansions,
+                labyrinth_tiles=c.labyrinth_tiles,
+                figure_choice=c.figure_choice,
+            )
+        )
+
+    def _make_observer(self) -> TileObserver:
+        return TileObserver(self.encoder)
+
+    def _after_action(self) -> None:
+        state = self.state
+        if state.is_over:
+            self._mask = self._zero_mask
+            return
+        mask, dropped = self.encoder.mask_and_dropped(state)
+        self._mask = mask
+        if dropped:
+            agent = self.possible_agents[state.current_player]
+            self.infos[agent] = {**self.infos[agent], "window_overflow": dropped}
+            warnings.warn(
+                f"{dropped} legal move(s) lie outside the {self.encoder.window}x"
+                f"{self.encoder.window} window and cannot be chosen (turn {state.turn})",
+                stacklevel=3,
+            )
+
+    def render_text(self) -> str:
+        from .tile_render import board_text
+
+        return board_text(self.state)
+
+    def render_image(self) -> np.ndarray:
+        from .tile_picture import draw_board
+
+        return draw_board(self.state)
+
+
+def env(**kwargs) -> ClassicWrapper:
+    """The wrapped environment (illegal move ends the game with -1 for its maker)."""
+    return ClassicWrapper(raw_env(**kwargs), illegal_reward=-1.0)
