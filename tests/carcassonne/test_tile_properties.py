@@ -43,10 +43,13 @@ def fingerprint(state) -> tuple:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_engine_agrees_with_naive_referee(players: int) -> None:
+@pytest.mark.parametrize("labyrinth", [False, True])
+def test_engine_agrees_with_naive_referee(players: int, labyrinth: bool) -> None:
     """Every legal set, tile drawn, discard and score agrees with the naive referee."""
+    expansions = ("labyrinth",) if labyrinth else ()
     for seed in range(25):
-        state = new_game(GameConfig(players=players, seed=seed))
+        config = GameConfig(players=players, seed=seed, expansions=expansions, labyrinth_tiles=4)
+        state = new_game(config)
         ref = Referee(players, state.draw_order)
         rng = random.Random(seed)
         while not state.is_over:

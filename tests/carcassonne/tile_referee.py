@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections import deque
 
-from carcassonne_rl.games.carcassonne.tiles import CITY, CLOISTER, FIELD, ROAD, TILE_TYPES
+from carcassonne_rl.games.carcassonne.tiles import (
+    CITY,
+    CLOISTER,
+    FIELD,
+    LABYRINTH,
+    ROAD,
+    TILE_TYPES,
+)
 
 SIDES = "NESW"
 HALVES = ("NNW", "NNE", "ENE", "ESE", "SSE", "SSW", "WSW", "WNW")
@@ -71,7 +78,10 @@ class Referee:
         )
         return {(x, y, r) for x, y in cells for r in range(4) if self.fits(letter, x, y, r)}
 
-    def neighbours(self, node: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    def neighbours(
+        self, node: tuple[int, int, int], through_hubs: bool = True
+    ) -> list[tuple[int, int, int]]:
+        """Connected segments next door; a labyrinth centre only counts if ``through_hubs``."""
         x, y, k = node
         letter, r = self.board[(x, y)]
         out = []
@@ -82,7 +92,9 @@ class Referee:
                 continue
             for k2 in range(len(BY_LETTER[other[0]].segments)):
                 if (s + 2) % 4 in seg_sides(other[0], other[1], k2):
-                    out.append((x + dx, y + dy, k2))
+                    hub = LABYRINTH in (self.kind(node), self.kind((x + dx, y + dy, k2)))
+                    if through_hubs or not hub:
+                        out.append((x + dx, y + dy, k2))
         for h in seg_halves(letter, r, k):
             s, half = divmod(h, 2)
             dx, dy = STEP[s]
@@ -95,11 +107,13 @@ class Referee:
                     out.append((x + dx, y + dy, k2))
         return out
 
-    def feature(self, node: tuple[int, int, int]) -> frozenset[tuple[int, int, int]]:
+    def feature(
+        self, node: tuple[int, int, int], through_hubs: bool = True
+    ) -> frozenset[tuple[int, int, int]]:
         seen = {node}
         todo = deque([node])
         while todo:
-            for n in self.neighbours(todo.popleft()):
+            for n in self.neighbours(todo.popleft(), through_hubs):
                 if n not in seen:
                     seen.add(n)
                     todo.append(n)
@@ -135,6 +149,9 @@ class Referee:
         node = next(iter(feat))
         kind = self.kind(node)
         tiles = len({(x, y) for x, y, _ in feat})
+        if any(self.kind(n) == LABYRINTH for n in feat):
+            followers = sum(n in self.followers for n in feat)
+            return tiles if final else tiles + 2 * followers
         if kind == ROAD:
             return tiles
         pennants = sum(BY_LETTER[self.board[(x, y)][0]].segments[k].pennant for x, y, k in feat)
@@ -156,7 +173,8 @@ class Referee:
             return opts
         x, y = self.last
         for k in range(len(BY_LETTER[self.board[(x, y)][0]].segments)):
-            if not any(n in self.followers for n in self.feature((x, y, k))):
+            # the follower rule looks at arms: never through a labyrinth centre
+            if not any(n in self.followers for n in self.feature((x, y, k), False)):
                 opts.add(k + 1)
         return opts
 
@@ -173,7 +191,7 @@ class Referee:
             self.left[self.player] -= 1
         done = set()
         for k in range(len(BY_LETTER[letter].segments)):
-            if self.kind((x, y, k)) in (ROAD, CITY):
+            if self.kind((x, y, k)) in (ROAD, CITY, LABYRINTH):
                 feat = self.feature((x, y, k))
                 if feat not in done and self.complete(feat):
                     done.add(feat)

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .jit_cache import ensure_fresh_cache
 from .tiles import MAX_SEGMENTS
+
+ensure_fresh_cache()  # every kernel module imports this one before it compiles
 
 OFF = 80
 SIZE = 2 * OFF + 1
