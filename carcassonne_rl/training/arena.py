@@ -1,0 +1,190 @@
+"""Matches between agents: seat rotation, duplicate deals, parallel games.
+
+A *lineup* is an ordered tuple of agent entries, one per seat. In the duplicate format every
+deal (the tile order / card order, fixed by a deal seed) is played once per rotation of the
+lineup over the seats, so every entry meets the same luck from every seat. With more
+entries than seats, every combination of entries is a lineup (round-robin).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from carcassonne_rl.agents import make_agent
+
+GAMES = ("carcassonne", "cardcassonne")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Which game, how many seats, which tile-game expansions."""
+
+    game: str = "carcassonne"
+    players: int = 2
+    expansions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}; expected one of {GAMES}")
+        if not 2 <= self.players <= 5:
+            raise ValueError(f"players must be 2-5, got {self.players}")
+        if self.expansions and self.game != "carcassonne":
+            raise ValueError("expansions exist only for the tile game (carcassonne)")
+
+    def new_state(self, deal: int) -> Any:
+        """A fresh game dealt by seed ``deal``."""
+        if self.game == "carcassonne":
+            from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+            cfg = GameConfig(players=self.players, seed=deal, expansions=self.expansions)
+            return new_game(cfg)
+        from carcassonne_rl.games.cardcassonne import CardGameConfig, new_game
+
+        return new_game(CardGameConfig(players=self.players, seed=deal))
+
+
+@dataclass
+class GameResult:
+    """One finished game: who sat where, the scores, the winners and the decision times."""
+
+    deal: int
+    rotation: int
+    lineup: int
+    seats: list[str]  # entry label per seat
+    scores: list[int]
+    winners: list[int]
+    decisions: list[int] = field(default_factory=list)  # per seat
+    seconds: list[float] = field(default_factory=list)  # thinking time per seat
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Job:
+    setup: Setup
+    specs: tuple[str, ...]  # agent spec per seat
+    labels: tuple[str, ...]  # entry label per seat
+    deal: int
+    rotation: int
+    lineup: int
+    agent_seed: int
+
+
+def play_game(job: Job, max_decisions: int = 100_000) -> GameResult:
+    """Play one game; raises if an agent returns an illegal action."""
+    state = job.setup.new_state(job.deal)
+    n = job.setup.players
+    agents = [
+        make_agent(spec, job.setup.game, seed=job.agent_seed * 16 + seat)
+        for seat, spec in enumerate(job.specs)
+    ]
+    decisions = [0] * n
+    seconds = [0.0] * n
+    for _ in range(max_decisions):
+        if state.is_over:
+            break
+        p = state.current_player
+        t0 = time.perf_counter()
+        code = agents[p].act(state, p)
+        seconds[p] += time.perf_counter() - t0
+        decisions[p] += 1
+        state.apply_code(int(code))  # the engine rejects an illegal code
+    else:  # pragma: no cover - engines always end
+        raise RuntimeError("game did not end")
+    return GameResult(
+        deal=job.deal,
+        rotation=job.rotation,
+        lineup=job.lineup,
+        seats=list(job.labels),
+        scores=[int(x) for x in state.scores],
+        winners=[int(w) for w in state.winners()],
+        decisions=decisions,
+        seconds=seconds,
+    )
+
+
+def entry_labels(specs: Sequence[str]) -> list[str]:
+    """Unique labels for the entries: a repeated spec gets ``#2``, ``#3``..."""
+    seen: dict[str, int] = {}
+    out = []
+    for s in specs:
+        seen[s] = seen.get(s, 0) + 1
+        out.append(s if seen[s] == 1 else f"{s}#{seen[s]}")
+    return out
+
+
+def lineups(n_entries: int, players: int) -> list[tuple[int, ...]]:
+    """Entry indices per lineup: all entries if they fit, else every combination."""
+    if n_entries < 2:
+        raise ValueError("a match needs at least 2 agents")
+    if n_entries <= players:
+        return [tuple(i % n_entries for i in range(players))]
+    return list(itertools.combinations(range(n_entries), players))
+
+
+def schedule(
+    setup: Setup, specs: Sequence[str], deals: int, duplicate: bool = True, seed: int = 0
+) -> list[Job]:
+    """Jobs of a match: ``deals`` deals per lineup, each once per rotation if ``duplicate``
+    (else one game per deal, the lineup rotated by the deal index)."""
+    labels = entry_labels(specs)
+    n = setup.players
+    jobs = []
+    for li, lineup in enumerate(lineups(len(specs), n)):
+        for d in range(deals):
+            deal = seed * 1_000_003 + li * 10_007 + d
+            rotations = range(n) if duplicate else [d % n]
+            for r in rotations:
+                seat_entries = [lineup[(s - r) % n] for s in range(n)]
+                jobs.append(
+                    Job(
+                        setup,
+                        tuple(specs[i] for i in seat_entries),
+                        tuple(labels[i] for i in seat_entries),
+                        deal,
+                        r,
+                        li,
+                        agent_seed=deal * 8 + r,
+                    )
+                )
+    return jobs
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    workers: int = 1,
+    progress: bool = True,
+    on_result: Callable[[GameResult], None] | None = None,
+) -> list[GameResult]:
+    """Play the jobs (over ``workers`` processes), in schedule order."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(jobs), unit="game", desc="arena")
+    results: list[GameResult] = []
+
+    def collect(it: Iterable[GameResult]) -> None:
+        for res in it:
+            results.append(res)
+            if on_result is not None:
+                on_result(res)
+            if bar is not None:
+                bar.update(1)
+
+    try:
+        if workers <= 1:
+            collect(play_game(j) for j in jobs)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                collect(ex.map(play_game, jobs, chunksize=1))
+    finally:
+        if bar is not None:
+            bar.close()
+    return results

@@ -1,0 +1,128 @@
+"""Summaries of a match: JSON, CSV (one row per game), a markdown table and a ratings plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from .arena import GameResult, Setup
+from .ratings import elo_ratings, entry_stats, pairwise, rating_intervals
+
+
+def summarize(
+    results: Sequence[GameResult],
+    labels: Sequence[str],
+    setup: Setup,
+    extra: dict | None = None,
+    bootstrap: int = 200,
+) -> dict:
+    """Everything the report files hold (results in schedule order)."""
+    stats = entry_stats(results, labels)
+    table = pairwise(results, labels)
+    elo = elo_ratings(table)
+    ci = rating_intervals(results, labels, samples=bootstrap) if bootstrap else {}
+    for a in labels:
+        stats[a]["elo"] = elo[a]
+        stats[a]["elo_ci95"] = ci.get(a)
+    return {
+        "game": setup.game,
+        "players": setup.players,
+        "expansions": list(setup.expansions),
+        "games": len(results),
+        **(extra or {}),
+        "entries": stats,
+        "pairwise_wins": table,
+    }
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def markdown_table(summary: dict) -> str:
+    """One row per entry, best rating first."""
+    rows = sorted(summary["entries"].items(), key=lambda kv: -kv[1]["elo"])
+    head = (
+        "| agent | games | win rate [95% CI] | mean margin | win rate by seat | Elo [95% CI] "
+        "| ms/decision |\n|---|---|---|---|---|---|---|\n"
+    )
+    lines = []
+    for label, s in rows:
+        lo, hi = s["win_rate_ci95"]
+        seats = " / ".join(_pct(v) for v in s["seat_win_rate"].values())
+        elo = f"{s['elo']:.0f}"
+        if s.get("elo_ci95"):
+            elo += f" [{s['elo_ci95'][0]:.0f}, {s['elo_ci95'][1]:.0f}]"
+        ms = s["ms_per_decision"]
+        lines.append(
+            f"| {label} | {s['games']} | {_pct(s['win_rate'])} [{_pct(lo)}, {_pct(hi)}] "
+            f"| {s['mean_margin']:+.1f} | {seats} | {elo} | "
+            f"{'' if ms is None else f'{ms:.1f}'} |"
+        )
+    return head + "\n".join(lines) + "\n"
+
+
+def write_csv(results: Sequence[GameResult], path: Path) -> None:
+    n = max(len(r.seats) for r in results) if results else 0
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            ["lineup", "deal", "rotation"]
+            + [f"seat{i}_{k}" for i in range(n) for k in ("agent", "score")]
+            + ["winners"]
+        )
+        for r in results:
+            cells = [x for i in range(len(r.seats)) for x in (r.seats[i], r.scores[i])]
+            w.writerow([r.lineup, r.deal, r.rotation, *cells, " ".join(map(str, r.winners))])
+
+
+def plot_ratings(summary: dict, path: Path) -> None:
+    """Horizontal bars of the Elo ratings with their bootstrap 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(summary["entries"].items(), key=lambda kv: kv[1]["elo"])
+    names = [k for k, _ in rows]
+    elo = [v["elo"] for _, v in rows]
+    lo = [v["elo"] - (v["elo_ci95"] or [v["elo"]] * 2)[0] for _, v in rows]
+    hi = [(v["elo_ci95"] or [v["elo"]] * 2)[1] - v["elo"] for _, v in rows]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(names)))
+    ax.barh(names, elo, xerr=[lo, hi], color="#4C72B0", capsize=4)
+    right = max(e + h for e, h in zip(elo, hi, strict=True))
+    left = min(0.0, min(e - lo_ for e, lo_ in zip(elo, lo, strict=True)))
+    span = max(right - left, 1.0)
+    for i, (e, (_, v)) in enumerate(zip(elo, rows, strict=True)):
+        text = f"{e:.0f} ({100 * v['win_rate']:.0f}% wins)"
+        ax.text(right + 0.03 * span, i, text, va="center", fontsize=8)
+    ax.set_xlim(left - 0.05 * span, right + 0.45 * span)
+    ax.axvline(0, color="grey", lw=0.8)
+    exp = f" + {', '.join(summary['expansions'])}" if summary["expansions"] else ""
+    ax.set_title(
+        f"{summary['game']}{exp}, {summary['players']} players, {summary['games']} games",
+        fontsize=10,
+    )
+    ax.set_xlabel("Elo (Bradley-Terry; anchor at 0), bars: 95% bootstrap interval")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_report(summary: dict, results: Sequence[GameResult], out_dir: Path) -> dict[str, Path]:
+    """Write arena.json, games.csv, arena.md and ratings.png into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "json": out_dir / "arena.json",
+        "csv": out_dir / "games.csv",
+        "markdown": out_dir / "arena.md",
+        "plot": out_dir / "ratings.png",
+    }
+    data = dict(summary, results=[r.to_dict() for r in results])
+    paths["json"].write_text(json.dumps(data, indent=1))
+    write_csv(results, paths["csv"])
+    paths["markdown"].write_text(markdown_table(summary))
+    plot_ratings(summary, paths["plot"])
+    return paths

@@ -1,0 +1,152 @@
+"""Statistics of a match: win rates with 95% confidence intervals, margins, seat splits,
+and Bradley-Terry ratings on the Elo scale.
+
+A game's *win share* for an entry is 1 for a sole win, ``1/k`` for a win shared by ``k``
+seats, 0 otherwise. Games of one deal (its duplicate rotations) are correlated, so the
+confidence interval treats each (lineup, deal) as one sample: the mean of its win shares,
+normal interval ``mean +- 1.96 * sd / sqrt(m)`` over the ``m`` deals (clipped to [0, 1]).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+
+from .arena import GameResult
+
+Z95 = 1.959964
+
+
+def win_share(res: GameResult, seat: int) -> float:
+    return 1.0 / len(res.winners) if seat in res.winners else 0.0
+
+
+def margin(res: GameResult, seat: int) -> int:
+    others = [s for i, s in enumerate(res.scores) if i != seat]
+    return res.scores[seat] - max(others)
+
+
+def mean_ci(samples: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and normal 95% interval of independent samples."""
+    m = len(samples)
+    if m == 0:
+        return math.nan, math.nan, math.nan
+    mean = sum(samples) / m
+    if m == 1:
+        return mean, mean, mean
+    var = sum((x - mean) ** 2 for x in samples) / (m - 1)
+    half = Z95 * math.sqrt(var / m)
+    return mean, mean - half, mean + half
+
+
+def entry_stats(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, dict]:
+    """Per entry: games, win rate + CI, mean margin + CI, per-seat win rate, time/decision."""
+    out = {}
+    for label in labels:
+        by_deal: dict[tuple[int, int], list[float]] = defaultdict(list)
+        margins_by_deal: dict[tuple[int, int], list[float]] = defaultdict(list)
+        seat_games: dict[int, list[float]] = defaultdict(list)
+        secs = 0.0
+        decisions = 0
+        for res in results:
+            for seat, who in enumerate(res.seats):
+                if who != label:
+                    continue
+                w = win_share(res, seat)
+                by_deal[(res.lineup, res.deal)].append(w)
+                margins_by_deal[(res.lineup, res.deal)].append(margin(res, seat))
+                seat_games[seat].append(w)
+                if res.seconds:
+                    secs += res.seconds[seat]
+                    decisions += res.decisions[seat]
+        games = sum(len(v) for v in by_deal.values())
+        wr, lo, hi = mean_ci([sum(v) / len(v) for v in by_deal.values()])
+        mm, mlo, mhi = mean_ci([sum(v) / len(v) for v in margins_by_deal.values()])
+        out[label] = {
+            "games": games,
+            "win_rate": wr,
+            "win_rate_ci95": [max(0.0, lo), min(1.0, hi)],
+            "mean_margin": mm,
+            "mean_margin_ci95": [mlo, mhi],
+            "seat_win_rate": {str(s): sum(v) / len(v) for s, v in sorted(seat_games.items())},
+            "ms_per_decision": 1000.0 * secs / decisions if decisions else None,
+        }
+    return out
+
+
+def pairwise(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Pairwise wins: ``table[a][b]`` = games where a outscored b (ties count half)."""
+    table = {a: {b: 0.0 for b in labels} for a in labels}
+    for res in results:
+        for i, a in enumerate(res.seats):
+            for j, b in enumerate(res.seats):
+                if i == j or a == b:
+                    continue
+                if res.scores[i] > res.scores[j]:
+                    table[a][b] += 1.0
+                elif res.scores[i] == res.scores[j]:
+                    table[a][b] += 0.5
+    return table
+
+
+def bradley_terry(
+    table: dict[str, dict[str, float]], prior: float = 1.0, iters: int = 500
+) -> dict[str, float]:
+    """Bradley-Terry strengths by the MM algorithm; each entry also gets ``prior`` virtual
+    draws against a fixed reference of strength 1 (keeps perfect records finite)."""
+    labels = list(table)
+    gamma = {a: 1.0 for a in labels}
+    for _ in range(iters):
+        new = {}
+        for a in labels:
+            wins = prior * 0.5
+            denom = prior / (gamma[a] + 1.0)
+            for b in labels:
+                if a == b:
+                    continue
+                n = table[a][b] + table[b][a]
+                if n:
+                    wins += table[a][b]
+                    denom += n / (gamma[a] + gamma[b])
+            new[a] = wins / denom
+        gamma = new
+    return gamma
+
+
+def elo_ratings(table: dict[str, dict[str, float]], anchor: str | None = None) -> dict[str, float]:
+    """Bradley-Terry strengths on the Elo scale (400 log10), ``anchor`` at 0 (default: the
+    entry named ``random`` if any, else the first)."""
+    gamma = bradley_terry(table)
+    labels = list(table)
+    if anchor is None:
+        anchor = "random" if "random" in labels else labels[0]
+    base = math.log10(gamma[anchor])
+    return {a: 400.0 * (math.log10(gamma[a]) - base) for a in labels}
+
+
+def rating_intervals(
+    results: Sequence[GameResult],
+    labels: Sequence[str],
+    samples: int = 200,
+    seed: int = 0,
+) -> dict[str, list[float]]:
+    """95% bootstrap intervals of the Elo ratings, resampling (lineup, deal) clusters."""
+    clusters: dict[tuple[int, int], list[GameResult]] = defaultdict(list)
+    for res in results:
+        clusters[(res.lineup, res.deal)].append(res)
+    keys = list(clusters)
+    rng = random.Random(seed)
+    draws: dict[str, list[float]] = {a: [] for a in labels}
+    anchor = "random" if "random" in labels else labels[0]
+    for _ in range(samples):
+        pick = [r for _ in keys for r in clusters[keys[rng.randrange(len(keys))]]]
+        elo = elo_ratings(pairwise(pick, labels), anchor)
+        for a in labels:
+            draws[a].append(elo[a])
+    out = {}
+    for a in labels:
+        d = sorted(draws[a])
+        out[a] = [d[int(0.025 * (len(d) - 1))], d[int(0.975 * (len(d) - 1))]]
+    return out
