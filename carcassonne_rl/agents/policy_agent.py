@@ -1,0 +1,113 @@
+"""A trained MaskablePPO policy as an agent (the common protocol: ``act(state, player)``).
+
+The agent encodes the state from its own seat with the same encoder the policy was trained
+on (the encoders show a player nothing hidden from it), masks illegal actions and maps the
+chosen index back to an engine code. ``deterministic=True`` (default) plays the most
+likely legal action; ``False`` samples.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import BaseAgent
+
+SPEC_FILE = "policy_spec.json"
+
+
+def make_encoder(game: str, expansions: tuple[str, ...] = (), window: int | None = None) -> Any:
+    """The encoder a policy for ``game`` reads (tile: window and Messages actions matter)."""
+    if game == "carcassonne":
+        from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
+
+        return TileEncoder(window or DEFAULT_WINDOW, messages="messages" in expansions)
+    if game == "cardcassonne":
+        from carcassonne_rl.encoders.card_encoder import CardEncoder
+
+        return CardEncoder()
+    raise ValueError(f"unknown game {game!r}")
+
+
+def write_spec(folder: Path, game: str, expansions: tuple[str, ...], window: int | None) -> None:
+    """Record next to a model what it plays, so it can be loaded as an agent later."""
+    spec = {"game": game, "expansions": list(expansions), "window": window}
+    (Path(folder) / SPEC_FILE).write_text(json.dumps(spec, indent=2))
+
+
+def read_spec(model_path: Path) -> dict:
+    for folder in (model_path.parent, model_path.parent.parent):
+        f = folder / SPEC_FILE
+        if f.exists():
+            return json.loads(f.read_text())
+    raise FileNotFoundError(
+        f"no {SPEC_FILE} next to {model_path}: cannot tell which game/encoder it plays"
+    )
+
+
+class PolicyAgent(BaseAgent):
+    """Plays with a saved (or in-memory) MaskablePPO model."""
+
+    def __init__(
+        self,
+        model: Any,
+        game: str,
+        expansions: tuple[str, ...] = (),
+        window: int | None = None,
+        deterministic: bool = True,
+        seed: int | None = None,
+        name: str = "policy",
+    ) -> None:
+        super().__init__(seed)
+        self.model = model
+        self.game = game
+        self.encoder = make_encoder(game, tuple(expansions), window)
+        self.deterministic = deterministic
+        self.name = name
+
+    @classmethod
+    def load(cls, path: str | Path, deterministic: bool = True, seed: int | None = None):
+        """Load ``path`` (a model .zip saved by the trainer) with its recorded spec."""
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        torch.set_num_threads(1)
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"no model at {path}")
+        spec = read_spec(path)
+        model = MaskablePPO.load(path, device="cpu")
+        return cls(
+            model,
+            spec["game"],
+            tuple(spec.get("expansions", ())),
+            spec.get("window"),
+            deterministic=deterministic,
+            seed=seed,
+            name=f"policy:{path}",
+        )
+
+    def act(self, state: Any, player: int) -> int:
+        obs = self.encoder.encode(state, player)
+        mask = self.encoder.action_mask(state).astype(bool)
+        if not mask.any():
+            raise RuntimeError("no legal action is expressible for the policy (window overflow)")
+        if self.deterministic:
+            index, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
+        else:
+            index = self._sample(obs, mask)
+        return int(self.encoder.code_of(state, int(index)))
+
+    def _sample(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            tensor, _ = policy.obs_to_tensor(obs)
+            dist = policy.get_distribution(tensor, action_masks=mask[None])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs /= probs.sum()
+        return int(np.searchsorted(np.cumsum(probs), self.rng.random() * probs.sum()))

@@ -1,0 +1,62 @@
+"""Agents never use hidden information: their moves do not change when only it changes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.games.cardcassonne import CardGameConfig, determinize, new_game, view
+
+
+def _card_positions(n_positions: int = 12):
+    """States of 2- and 3-player games at varied points (each decision phase reached)."""
+    out = []
+    for players, seed in ((2, 1), (3, 2), (2, 5)):
+        state = new_game(CardGameConfig(players, seed))
+        rng = random.Random(seed)
+        while not state.is_over and len(out) < n_positions * (1 + len(out) // n_positions):
+            if rng.random() < 0.15:
+                out.append(state.clone())
+            codes = state.legal_codes_list()
+            state.apply_code(codes[rng.randrange(len(codes))])
+    return out
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "mcts:40"])
+def test_card_agents_ignore_hidden_cards(spec: str) -> None:
+    positions = _card_positions()
+    assert len(positions) >= 10
+    changed_hidden = 0
+    for i, state in enumerate(positions):
+        p = state.current_player
+        other = determinize(state, p, random.Random(i))  # same view, other hidden cards
+        assert view(other, p) == view(state, p)
+        if other.hands != state.hands or other.deck_cards() != state.deck_cards():
+            changed_hidden += 1
+        a = make_agent(spec, "cardcassonne", seed=i).act(state, p)
+        b = make_agent(spec, "cardcassonne", seed=i).act(other, p)
+        assert a == b, f"{spec} changed its move with the hidden cards at position {i}"
+    assert changed_hidden >= len(positions) // 2
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:60"])
+@pytest.mark.parametrize("expansions", [(), ("messages",)])
+def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...]) -> None:
+    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+    for seed in range(3):
+        base = new_game(GameConfig(2, seed=seed, expansions=expansions))
+        order = base.draw_order
+        rest = list(order[1:])
+        random.Random(seed).shuffle(rest)
+        other = new_game(
+            GameConfig(2, seed=seed, expansions=expansions), draw_order=order[0] + "".join(rest)
+        )
+        assert other.draw_order != order and other.current_tile == base.current_tile
+        for state in (base, other):  # walk both games with the same public moves
+            assert state.remaining_tiles() == base.remaining_tiles()
+        a = make_agent(spec, "carcassonne", seed=seed).act(base, 0)
+        b = make_agent(spec, "carcassonne", seed=seed).act(other, 0)
+        assert a == b
