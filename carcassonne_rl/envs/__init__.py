@@ -2,7 +2,7 @@
 
 ``carcassonne_v0`` (tile game) and ``cardcassonne_v0`` (card game): ``env(**kwargs)``
 (wrapped like PettingZoo's classic environments) and ``raw_env``. Both are registered in
-PettingZoo's registry as ``carcassonne_rl/carcassonne_v0`` and ``carcassonne_rl/cardcassonne_v0``
+PettingZoo's registry as ``carcassonne_rl/carcassonne-v0`` and ``carcassonne_rl/cardcassonne-v0``
 when the installed PettingZoo has one.
 """
 
@@ -16,7 +16,11 @@ def _register() -> None:
         return
     for name in ("carcassonne_v0", "cardcassonne_v0"):
         try:
-            register("aec", f"carcassonne_rl/{name}", entry_point=f"carcassonne_rl.envs.{name}:env")
+            register(
+                "aec",
+                f"carcassonne_rl/{name.replace('_v0', '-v0')}",
+                entry_point=f"carcassonne_rl.envs.{name}:env",
+            )
         except Exception:  # pragma: no cover - registry API differs
             return
 

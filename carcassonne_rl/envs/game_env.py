@@ -132,9 +132,21 @@ class GameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._apply_code(self.encoder.code_of(self.state, int(action)))
+
+    def step_code(self, code: int) -> None:
+        """Step with an engine action code instead of an action index (for agents that
+        choose codes; also reaches moves a small window cannot express)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(None)
+            return
+        self._apply_code(int(code))
+
+    def _apply_code(self, code: int) -> None:
+        agent = self.agent_selection
         state = self.state
         actor = state.current_player
-        code = self.encoder.code_of(state, int(action))
         state.apply_code(code)  # raises IllegalActionError for an illegal action
         self._observer.after_action(state, actor, code)
         self._mask = None

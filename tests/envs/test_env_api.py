@@ -1,0 +1,71 @@
+"""PettingZoo api_test, seed_test and pickle round-trips for every env config."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from carcassonne_rl.envs import carcassonne_v0, cardcassonne_v0
+
+TILE_CONFIGS = [(n, e) for n in (2, 3, 4, 5) for e in ((), ("messages", "labyrinth"))]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_card_api_and_seed(players):
+    api_test(cardcassonne_v0.env(players=players), num_cycles=300)
+    seed_test(lambda: cardcassonne_v0.env(players=players), num_cycles=100)
+
+
+@pytest.mark.parametrize("players,expansions", TILE_CONFIGS)
+def test_tile_api_and_seed(players, expansions):
+    api_test(carcassonne_v0.env(players=players, expansions=expansions), num_cycles=150)
+    seed_test(lambda: carcassonne_v0.env(players=players, expansions=expansions), num_cycles=60)
+
+
+def _play(env, steps, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            if not env.agents:
+                return
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda n=n: cardcassonne_v0.env(players=n) for n in (2, 3, 4, 5)]
+    + [lambda n=n, e=e: carcassonne_v0.env(players=n, expansions=e) for n, e in TILE_CONFIGS],
+)
+def test_pickle_round_trip(make):
+    env = make()
+    env.reset(seed=3)
+    _play(env, 25, seed=1)
+    copy = pickle.loads(pickle.dumps(env))
+    for agent in env.agents:
+        a, b = env.observe(agent), copy.observe(agent)
+        assert np.array_equal(a["observation"], b["observation"])
+        assert np.array_equal(a["action_mask"], b["action_mask"])
+    assert copy.agent_selection == env.agent_selection
+    assert copy.unwrapped.state.history == env.unwrapped.state.history
+    # both continue identically
+    _play(env, 30, seed=2)
+    _play(copy, 30, seed=2)
+    assert copy.unwrapped.state.history == env.unwrapped.state.history
+
+
+def test_registered_in_pettingzoo_registry():
+    import pettingzoo
+
+    registry = getattr(pettingzoo, "aec_registry", None)
+    if registry is None:
+        pytest.skip("this PettingZoo has no registry")
+    env = pettingzoo.make("aec", "carcassonne_rl/cardcassonne-v0", players=3)
+    env.reset(seed=0)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    assert "carcassonne_rl/carcassonne-v0" in registry
