@@ -17,6 +17,7 @@ import numpy as np
 from .base import BaseAgent
 
 SPEC_FILE = "policy_spec.json"
+_MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, mtime), per process
 
 
 def make_encoder(game: str, expansions: tuple[str, ...] = (), window: int | None = None) -> Any:
@@ -79,7 +80,12 @@ class PolicyAgent(BaseAgent):
         if not path.exists():
             raise FileNotFoundError(f"no model at {path}")
         spec = read_spec(path)
-        model = MaskablePPO.load(path, device="cpu")
+        key = (str(path.resolve()), path.stat().st_mtime)
+        model = _MODELS.get(key)
+        if model is None:
+            if len(_MODELS) >= 8:
+                _MODELS.pop(next(iter(_MODELS)))
+            model = _MODELS[key] = MaskablePPO.load(path, device="cpu")
         return cls(
             model,
             spec["game"],

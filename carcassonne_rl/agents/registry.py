@@ -1,7 +1,8 @@
 """Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
 
 Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``, ``mcts``
-(``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision).
+(``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision), and
+``policy:PATH`` for a model saved by the trainer (``runs/NAME/final_model.zip``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     """Build the agent named by ``spec`` for ``game`` (``carcassonne`` / ``cardcassonne``)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
+    if spec.strip().startswith("policy:"):
+        from .policy_agent import PolicyAgent
+
+        agent = PolicyAgent.load(spec.strip()[len("policy:") :], seed=seed)
+        if agent.game != game:
+            raise ValueError(f"{spec!r} plays {agent.game}, not {game}")
+        return agent
     name, *params = spec.strip().lower().split(":")
     if name not in NAMES:
         raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")

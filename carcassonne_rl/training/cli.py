@@ -1,35 +1,15 @@
-"""The ``carcassonne-rl`` command line."""
+"""The ``carcassonne-rl`` command line: main job, training, evaluation, arena, benchmarks."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
-        value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-        return value
-
-    return parse
+from .cli_args import expansions as _expansions
+from .cli_args import positive as _positive
 
 
-def _expansions(text: str) -> tuple[str, ...]:
-    names = tuple(e.strip() for e in text.split(",") if e.strip())
-    unknown = [e for e in names if e not in ("messages", "labyrinth")]
-    if unknown:
-        raise argparse.ArgumentTypeError(f"unknown expansions {unknown}; use messages,labyrinth")
-    return names
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="carcassonne-rl",
-        description="Carcassonne and Cardcassonne RL environments: benchmarks and tools.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_bench_parser(sub) -> None:
     bench = sub.add_parser("bench", help="speed benchmarks (one JSON line per result)")
     bench_sub = bench.add_subparsers(dest="target", required=True)
     engine = bench_sub.add_parser("engine", help="uniformly random games through the engine API")
@@ -43,6 +23,28 @@ def build_parser() -> argparse.ArgumentParser:
         default=(),
         help="tile game only: comma-separated, from messages,labyrinth",
     )
+    env = bench_sub.add_parser("env", help="env steps/s against PettingZoo's connect_four_v3")
+    env.add_argument("--env", choices=["carcassonne_v0", "cardcassonne_v0"], required=True)
+    env.add_argument("--seconds", type=_positive(float), default=5.0)
+    env.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    env.add_argument("--expansions", type=_expansions, default=())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .arena_cli import add_arena_parser
+    from .main_job import add_main_parser
+    from .train_cli import add_evaluate_parser, add_train_parser
+
+    parser = argparse.ArgumentParser(
+        prog="carcassonne-rl",
+        description="Carcassonne and Cardcassonne RL environments: training, arena, benchmarks.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_main_parser(sub)
+    add_train_parser(sub)
+    add_evaluate_parser(sub)
+    add_arena_parser(sub)
+    _add_bench_parser(sub)
     return parser
 
 
@@ -52,7 +54,30 @@ def main(argv: list[str] | None = None) -> int:
         from .bench_engine import main as bench_main
 
         bench_main(args.game, args.seconds, args.players, args.seed, args.expansions)
-    return 0
+        return 0
+    if args.command == "bench" and args.target == "env":
+        from carcassonne_rl.envs.bench_env import main as bench_env_main
+
+        kwargs = {"expansions": args.expansions} if args.env == "carcassonne_v0" else {}
+        bench_env_main(args.env, args.seconds, args.players, **kwargs)
+        return 0
+    if args.command == "arena":
+        from .arena_cli import run_arena
+
+        return run_arena(args)
+    if args.command == "train":
+        from .train_cli import run_train
+
+        return run_train(args)
+    if args.command == "evaluate":
+        from .train_cli import run_evaluate
+
+        return run_evaluate(args)
+    if args.command == "main":
+        from .main_job import run_main
+
+        return run_main(args)
+    raise AssertionError(args.command)  # argparse rejects anything else
 
 
 if __name__ == "__main__":

@@ -1,0 +1,31 @@
+"""Argument types shared by the ``carcassonne-rl`` sub-commands."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from carcassonne_rl.games.carcassonne.config import EXPANSIONS
+
+
+def positive(kind: type) -> Callable[[str], object]:
+    """An argparse type: ``kind(text)`` that must be > 0."""
+
+    def parse(text: str) -> object:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return value
+
+    return parse
+
+
+def expansions(text: str) -> tuple[str, ...]:
+    """``"messages,labyrinth"`` -> ``("messages", "labyrinth")``, checked."""
+    names = tuple(e.strip() for e in text.split(",") if e.strip())
+    unknown = [e for e in names if e not in EXPANSIONS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown expansions {unknown}; choose from {','.join(EXPANSIONS)}"
+        )
+    return names

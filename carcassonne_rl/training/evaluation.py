@@ -1,0 +1,61 @@
+"""Evaluate a trained model in the arena against baseline agents (duplicate format)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .arena import Setup, run_jobs, schedule
+from .ratings import entry_stats
+
+
+def evaluate_model_file(
+    path: str | Path,
+    game: str,
+    players: int = 2,
+    expansions: Sequence[str] = (),
+    opponents: Sequence[str] = ("random", "greedy"),
+    deals: int = 50,
+    workers: int = 1,
+    progress: bool = True,
+    seed: int = 7,
+) -> list[dict]:
+    """One row per opponent: the model's win rate (95% CI), mean margin, games, time/move.
+
+    Each deal is played once from every seat (seats rotated); with more than 2 players the
+    other seats are all that opponent."""
+    setup = Setup(game, players, tuple(expansions))
+    me = f"policy:{Path(path)}"
+    rows = []
+    for opp in opponents:
+        specs = [me] + [opp] * (players - 1)
+        jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
+        results = run_jobs(jobs, workers=workers, progress=progress)
+        stats = entry_stats(results, [me])[me]
+        rows.append(
+            {
+                "opponent": opp,
+                "games": stats["games"],
+                "win_rate": stats["win_rate"],
+                "win_rate_ci95": stats["win_rate_ci95"],
+                "mean_margin": stats["mean_margin"],
+                "mean_margin_ci95": stats["mean_margin_ci95"],
+                "ms_per_decision": stats["ms_per_decision"],
+            }
+        )
+    return rows
+
+
+def markdown_rows(rows: Sequence[dict], title: str) -> str:
+    """A markdown table of evaluation rows."""
+    lines = [
+        f"| {title} vs | games | win rate | 95% CI | mean margin |",
+        "|---|---:|---:|---|---:|",
+    ]
+    for r in rows:
+        lo, hi = r["win_rate_ci95"]
+        lines.append(
+            f"| {r['opponent']} | {r['games']} | {100 * r['win_rate']:.1f}% | "
+            f"{100 * lo:.1f}-{100 * hi:.1f}% | {r['mean_margin']:+.1f} |"
+        )
+    return "\n".join(lines)

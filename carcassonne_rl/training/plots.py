@@ -1,0 +1,63 @@
+"""Training curves of a run: episode reward (TensorBoard) and win rates vs the baselines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+def read_scalars(tb_dir: Path, tag: str) -> np.ndarray:
+    """(step, value) rows of a scalar in every TensorBoard event file under ``tb_dir``."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    rows = []
+    for f in sorted(Path(tb_dir).rglob("events.out.tfevents.*")):
+        acc = EventAccumulator(str(f), size_guidance={"scalars": 0})
+        acc.Reload()
+        if tag in acc.Tags().get("scalars", []):
+            rows += [(e.step, e.value) for e in acc.Scalars(tag)]
+    return np.array(sorted(rows), dtype=float).reshape(-1, 2)
+
+
+def plot_training(out: Path) -> Path:
+    """Write ``plots/training.png`` for the run in ``out``; returns its path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    (out / "plots").mkdir(exist_ok=True)
+    rewards = read_scalars(out / "tb", "rollout/ep_rew_mean")
+    history_file = out / "eval_history.json"
+    evals = json.loads(history_file.read_text()) if history_file.exists() else []
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    if len(rewards):
+        ax1.plot(rewards[:, 0], rewards[:, 1], color="#2a6f97")
+    ax1.set_title("mean episode reward (learner)")
+    ax1.set_xlabel("timesteps")
+    ax1.grid(alpha=0.3)
+    opponents = [k for k in (evals[0] if evals else {}) if k not in ("timesteps", "wall_s")]
+    for opp, colour in zip(opponents, ("#d62828", "#f77f00", "#588157", "#6a4c93"), strict=False):
+        steps = [e["timesteps"] for e in evals]
+        wr = np.array([e[opp]["win_rate"] for e in evals])
+        lo = np.array([e[opp]["win_rate_ci95"][0] for e in evals])
+        hi = np.array([e[opp]["win_rate_ci95"][1] for e in evals])
+        ax2.plot(steps, wr, marker="o", color=colour, label=f"vs {opp}")
+        ax2.fill_between(steps, lo, hi, color=colour, alpha=0.15)
+    ax2.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax2.set_ylim(0, 1)
+    ax2.set_title("win rate vs baselines (95% CI)")
+    ax2.set_xlabel("timesteps")
+    ax2.grid(alpha=0.3)
+    if opponents:
+        ax2.legend(loc="lower right")
+    config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
+    fig.suptitle(f"{config.get('game', '')} self-play, {config.get('players', '')} players")
+    fig.tight_layout()
+    path = out / "plots" / "training.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

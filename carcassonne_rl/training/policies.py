@@ -1,0 +1,125 @@
+"""Policy networks for MaskablePPO, shaped after the encoders.
+
+Tile game (:class:`TilePolicy`): the observation is ``(C, W, W)`` planes whose first
+``board_planes`` are spatial and the rest constant "global" planes (tile to place, scores,
+phase, ...). A small convolutional trunk reads the board, with the globals added as a
+per-channel bias, and a 1x1 convolution gives the 4 rotation logits of every window cell:
+the placement logits come straight from the board picture (no giant dense layer). The
+other decisions (follower, The Messages) and the value read a pooled summary of the trunk
+plus the globals.
+
+Card game: the observation is a flat vector; the stock SB3 MLP policy with
+:data:`CARD_NET_ARCH` suits it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+CARD_NET_ARCH = {"pi": [256, 256], "vf": [256, 256]}
+
+
+class TilePlanes(BaseFeaturesExtractor):
+    """Features = placement logits (4 W^2, index order of the encoder) + a summary vector."""
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        board_planes: int = 46,
+        channels: int = 32,
+        layers: int = 3,
+        hidden: int = 128,
+    ) -> None:
+        planes, height, width = observation_space.shape
+        self.board_planes = board_planes
+        self.num_globals = planes - board_planes
+        self.cells = height * width
+        self.hidden = hidden
+        super().__init__(observation_space, features_dim=4 * self.cells + hidden)
+        self.stem = nn.Conv2d(board_planes, channels, 3, padding=1)
+        self.global_bias = nn.Linear(self.num_globals, channels)
+        self.trunk = nn.ModuleList(
+            nn.Conv2d(channels, channels, 3, padding=1) for _ in range(layers - 1)
+        )
+        self.place_head = nn.Conv2d(channels, 4, 1)
+        self.summary = nn.Sequential(nn.Linear(2 * channels + self.num_globals, hidden), nn.ReLU())
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        x = obs.float()
+        board = x[:, : self.board_planes]
+        glob = x[:, self.board_planes :, 0, 0]
+        h = torch.relu(self.stem(board) + self.global_bias(glob)[:, :, None, None])
+        for conv in self.trunk:
+            h = torch.relu(h + conv(h))
+        # encoder index = (wy * W + wx) * 4 + rotation
+        place = self.place_head(h).permute(0, 2, 3, 1).reshape(x.shape[0], -1)
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), glob], dim=1)
+        return torch.cat([place, self.summary(pooled)], dim=1)
+
+
+class _TileLatent(nn.Module):
+    """Actor latent = the features themselves; critic latent = an MLP on the summary."""
+
+    def __init__(self, placement_dim: int, hidden: int) -> None:
+        super().__init__()
+        self.placement_dim = placement_dim
+        self.latent_dim_pi = placement_dim + hidden
+        self.latent_dim_vf = hidden
+        self.value = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU())
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return features
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value(features[:, self.placement_dim :])
+
+
+class _TileActionHead(nn.Module):
+    """Logits: the placement logits as given, then a linear layer for the other actions."""
+
+    def __init__(self, placement_dim: int, hidden: int, num_actions: int) -> None:
+        super().__init__()
+        self.placement_dim = placement_dim
+        self.other = nn.Linear(hidden, num_actions - placement_dim)
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        place = latent[:, : self.placement_dim]
+        return torch.cat([place, self.other(latent[:, self.placement_dim :])], dim=1)
+
+
+class TilePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy for the tile game's planes (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("features_extractor_class", TilePlanes)
+        kwargs.setdefault("share_features_extractor", True)
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        fx = self.features_extractor
+        self.mlp_extractor = _TileLatent(4 * fx.cells, fx.hidden)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        fx = self.features_extractor
+        self.action_net = _TileActionHead(4 * fx.cells, fx.hidden, int(self.action_space.n))
+        self.action_net.apply(_init_small)
+        _init_small(fx.place_head)  # near-uniform placement logits at the start
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+
+def _init_small(module: nn.Module) -> None:
+    if isinstance(module, (nn.Linear, nn.Conv2d)):
+        nn.init.orthogonal_(module.weight, gain=0.01)
+        nn.init.zeros_(module.bias)

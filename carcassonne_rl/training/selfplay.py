@@ -1,0 +1,223 @@
+"""Self-play training with sb3-contrib's MaskablePPO.
+
+The learner plays a random seat of every game; the other seats are :class:`OpponentPool`s
+(past snapshots of the learner plus baselines, see ``opponent_pool``). Snapshots join the
+pool every ``snapshot_every`` steps. A run folder holds::
+
+    config.json               the TrainConfig
+    policy_spec.json          game / encoder of the models (to load them as agents)
+    checkpoints/latest.zip    model + optimiser, for exact resume (with trainer_state.json)
+    snapshots/step_N.zip      pool members
+    final_model.zip           the model after the last step
+    eval_history.json         periodic arena results vs the baselines (win rate + 95% CI)
+    tb/                       TensorBoard logs
+    plots/training.png        episode reward and win rates over training
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from carcassonne_rl.agents.policy_agent import write_spec
+from carcassonne_rl.envs.single_agent import SingleAgentEnv
+
+from .opponent_pool import OpponentPool, PoolSchedule
+from .policies import CARD_NET_ARCH, TilePolicy
+from .train_config import TrainConfig
+
+STATE_FILE = "trainer_state.json"
+
+
+class SelfPlayEnv(SingleAgentEnv):
+    """A single-agent env whose opponents are pools that the trainer can refresh."""
+
+    def __init__(self, config: TrainConfig, rank: int) -> None:
+        schedule = PoolSchedule(config.pool_latest, config.pool_past, config.baselines)
+        pools = [
+            OpponentPool(config.game, schedule, seed=config.seed * 1000 + rank * 10 + i)
+            for i in range(config.players - 1)
+        ]
+        kwargs: dict[str, Any] = {"players": config.players, "reward_mode": config.reward_mode}
+        if config.game == "carcassonne":
+            kwargs["expansions"] = config.expansions
+            if config.window is not None:
+                kwargs["window"] = config.window
+        super().__init__(config.game, opponents=pools, **kwargs)
+        self.pools = pools
+
+    def set_snapshots(self, paths: list[str]) -> None:
+        for pool in self.pools:
+            pool.set_snapshots(paths)
+
+
+def _env_factory(config: TrainConfig, rank: int):
+    def make() -> Monitor:
+        torch.set_num_threads(1)
+        env = SelfPlayEnv(config, rank)
+        env.reset(seed=config.seed * 1000 + rank)
+        return Monitor(env)
+
+    return make
+
+
+def make_vec_env(config: TrainConfig):
+    factories = [_env_factory(config, i) for i in range(config.n_envs)]
+    if config.n_envs == 1:
+        return DummyVecEnv(factories)
+    return SubprocVecEnv(factories, start_method="forkserver")
+
+
+def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
+    common = dict(
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        learning_rate=config.learning_rate,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        ent_coef=config.ent_coef,
+        clip_range=config.clip_range,
+        seed=config.seed,
+        device="cpu",
+        tensorboard_log=str(tb_dir) if tb_dir else None,
+        verbose=0,
+    )
+    if config.game == "carcassonne":
+        kwargs = {"channels": config.channels, "layers": config.conv_layers}
+        policy_kwargs = {"features_extractor_kwargs": kwargs}
+        return MaskablePPO(TilePolicy, env, policy_kwargs=policy_kwargs, **common)
+    h = config.hidden
+    arch = {"pi": [h, h], "vf": [h, h]} if h else CARD_NET_ARCH
+    return MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": arch}, **common)
+
+
+class SelfPlayCallback(BaseCallback):
+    """Snapshots into the pool, checkpoints, and periodic evaluation vs the baselines."""
+
+    def __init__(self, config: TrainConfig, out: Path, state: dict) -> None:
+        super().__init__()
+        self.config = config
+        self.out = out
+        self.state = state  # trainer_state.json content, kept up to date
+
+    def _due(self, key: str, every: int) -> bool:
+        if every <= 0:
+            return False
+        last = self.state.setdefault(f"last_{key}", 0)
+        if self.num_timesteps - last >= every:
+            self.state[f"last_{key}"] = self.num_timesteps
+            return True
+        return False
+
+    def _on_training_start(self) -> None:
+        if self.state.get("snapshots"):
+            self.training_env.env_method("set_snapshots", self.state["snapshots"])
+
+    def _on_step(self) -> bool:
+        if self._due("snapshot", self.config.snapshot_every):
+            self.snapshot()
+        if self._due("eval", self.config.eval_every):
+            self.evaluate()
+        if self._due("checkpoint", self.config.checkpoint_every):
+            save_checkpoint(self.model, self.out, self.state)
+        return True
+
+    def snapshot(self) -> str:
+        path = self.out / "snapshots" / f"step_{self.num_timesteps}.zip"
+        self.model.save(path)
+        self.state.setdefault("snapshots", []).append(str(path))
+        self.training_env.env_method("set_snapshots", self.state["snapshots"])
+        return str(path)
+
+    def evaluate(self) -> None:
+        from .evaluation import evaluate_model_file
+
+        path = self.out / "snapshots" / f"eval_{self.num_timesteps}.zip"
+        self.model.save(path)
+        rows = evaluate_model_file(
+            path, self.config.game, self.config.players, self.config.expansions,
+            opponents=self.config.baselines, deals=self.config.eval_deals, progress=False,
+        )  # fmt: skip
+        entry = {"timesteps": self.num_timesteps, "wall_s": time.time() - self.state["t0"]}
+        for row in rows:
+            opp = row["opponent"]
+            entry[opp] = row
+            self.logger.record(f"eval/win_rate_vs_{opp}", row["win_rate"])
+            self.logger.record(f"eval/margin_vs_{opp}", row["mean_margin"])
+        self.state.setdefault("evals", []).append(entry)
+        path.unlink(missing_ok=True)
+        (self.out / "eval_history.json").write_text(json.dumps(self.state["evals"], indent=2))
+
+
+def save_checkpoint(model: MaskablePPO, out: Path, state: dict) -> None:
+    (out / "checkpoints").mkdir(exist_ok=True)
+    model.save(out / "checkpoints" / "latest.zip")
+    state["timesteps"] = int(model.num_timesteps)
+    (out / STATE_FILE).write_text(json.dumps(state, indent=2))
+
+
+def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: bool = True):
+    """Train (or resume) a run in folder ``out``; returns the final model."""
+    torch.set_num_threads(1)
+    out = Path(out)
+    state: dict = {"t0": time.time()}
+    if resume:
+        if not (out / STATE_FILE).exists():
+            raise FileNotFoundError(f"nothing to resume in {out}: no {STATE_FILE}")
+        saved = TrainConfig.load(out / "config.json")
+        if saved.to_dict() | {"timesteps": 0} != config.to_dict() | {"timesteps": 0}:
+            raise ValueError(f"{out} was trained with another config; resume with the same one")
+        state = json.loads((out / STATE_FILE).read_text())
+        state["t0"] = time.time() - state.get("wall_s", 0.0)
+    else:
+        if (out / STATE_FILE).exists():
+            raise FileExistsError(f"{out} already holds a run; pass resume=True or a new folder")
+        for sub in ("checkpoints", "snapshots", "plots"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+    config.save(out / "config.json")
+    write_spec(out, config.game, config.expansions, config.window)
+    env = make_vec_env(config)
+    try:
+        if resume:
+            model = MaskablePPO.load(out / "checkpoints" / "latest.zip", env=env, device="cpu")
+        else:
+            model = new_model(config, env, out / "tb")
+        remaining = config.timesteps - model.num_timesteps
+        callback = SelfPlayCallback(config, out, state)
+        if remaining > 0:
+            model.learn(
+                total_timesteps=remaining,
+                callback=callback,
+                reset_num_timesteps=not resume,
+                progress_bar=progress,
+                tb_log_name="run",
+            )
+        if not state.get("evals") or state["evals"][-1]["timesteps"] != model.num_timesteps:
+            callback.init_callback(model)
+            callback.evaluate()
+        state["wall_s"] = time.time() - state["t0"]
+        save_checkpoint(model, out, state)
+        model.save(out / "final_model.zip")
+    finally:
+        env.close()
+    from .plots import plot_training
+
+    plot_training(out)
+    return model
+
+
+def episode_rewards(out: Path) -> np.ndarray:
+    """(timesteps, episode reward) pairs from the TensorBoard log of a run, if any."""
+    from .plots import read_scalars
+
+    return read_scalars(out / "tb", "rollout/ep_rew_mean")

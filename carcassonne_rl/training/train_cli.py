@@ -1,0 +1,91 @@
+"""``carcassonne-rl train`` and ``carcassonne-rl evaluate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from .cli_args import expansions as _expansions
+from .cli_args import positive
+from .train_config import TrainConfig
+
+_positive_int = positive(int)
+
+
+def add_train_parser(sub) -> None:
+    p = sub.add_parser("train", help="self-play training with MaskablePPO")
+    p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
+    p.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    p.add_argument("--expansions", type=_expansions, default=())
+    p.add_argument("--timesteps", type=_positive_int, default=TrainConfig.timesteps)
+    p.add_argument("--out", required=True, help="run folder, e.g. runs/NAME")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--envs", type=_positive_int, default=None, help="parallel envs (cores)")
+    p.add_argument("--eval-every", type=int, default=TrainConfig.eval_every)
+    p.add_argument("--eval-deals", type=_positive_int, default=TrainConfig.eval_deals)
+    p.add_argument("--snapshot-every", type=int, default=TrainConfig.snapshot_every)
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def add_evaluate_parser(sub) -> None:
+    p = sub.add_parser("evaluate", help="arena games of a trained run vs baselines")
+    p.add_argument("run", help="run folder (holds final_model.zip) or a model .zip")
+    p.add_argument("--games", type=_positive_int, default=100, help="deals (x seats games)")
+    p.add_argument("--opponents", default="random,greedy")
+    p.add_argument("--workers", type=_positive_int, default=1)
+    p.add_argument("--seed", type=int, default=7)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from .selfplay import train
+
+    kwargs = dict(
+        game=args.game,
+        players=args.players,
+        expansions=args.expansions,
+        timesteps=args.timesteps,
+        seed=args.seed,
+        eval_every=args.eval_every,
+        eval_deals=args.eval_deals,
+        snapshot_every=args.snapshot_every,
+    )
+    if args.envs:
+        kwargs["n_envs"] = args.envs
+    config = TrainConfig(**kwargs)
+    if args.resume:
+        config = TrainConfig.load(Path(args.out) / "config.json")
+        config.timesteps = args.timesteps
+    train(config, args.out, resume=args.resume, progress=not args.no_progress)
+    print(f"run saved in {args.out} (final_model.zip, eval_history.json, plots/training.png)")
+    return 0
+
+
+def model_and_config(run: str | Path) -> tuple[Path, dict]:
+    """The model file of a run folder (or a model path) and the run's config dict."""
+    run = Path(run)
+    model = run / "final_model.zip" if run.is_dir() else run
+    if not model.exists():
+        raise FileNotFoundError(f"no model at {model}")
+    for folder in (model.parent, model.parent.parent):
+        if (folder / "config.json").exists():
+            return model, json.loads((folder / "config.json").read_text())
+    raise FileNotFoundError(f"no config.json next to {model}")
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate_model_file, markdown_rows
+
+    model, cfg = model_and_config(args.run)
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    rows = evaluate_model_file(
+        model, cfg["game"], cfg["players"], cfg.get("expansions", ()), opponents,
+        deals=args.games, workers=args.workers, seed=args.seed,
+    )  # fmt: skip
+    table = markdown_rows(rows, f"{cfg['game']} policy")
+    folder = model.parent
+    (folder / "evaluation.json").write_text(json.dumps(rows, indent=2))
+    (folder / "evaluation.md").write_text(table + "\n")
+    print(table)
+    return 0

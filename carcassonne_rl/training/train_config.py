@@ -1,0 +1,79 @@
+"""Configuration of a self-play training run (saved as ``config.json`` in the run folder)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+GAMES = ("carcassonne", "cardcassonne")
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a run. Defaults: the README's main job (small CPU budget)."""
+
+    game: str = "carcassonne"
+    players: int = 2
+    expansions: tuple[str, ...] = ()
+    timesteps: int = 100_000
+    seed: int = 0
+    n_envs: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
+    window: int | None = None  # tile game: encoder window (None: the encoder's default)
+    reward_mode: str = "score_diff"  # terminal +-1 plus score-difference shaping
+    # self-play pool (see opponent_pool.PoolSchedule)
+    pool_latest: float = 0.5
+    pool_past: float = 0.3
+    baselines: tuple[str, ...] = ("random", "greedy")
+    snapshot_every: int = 20_000
+    checkpoint_every: int = 20_000
+    eval_every: int = 25_000
+    eval_deals: int = 20  # duplicate format: each deal played from every seat
+    # PPO
+    n_steps: int = 256  # per env, per rollout
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    # networks
+    channels: int = 32  # tile game CNN width
+    conv_layers: int = 3
+    hidden: int = 256  # card game MLP width (two layers)
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}; expected one of {GAMES}")
+        if not 2 <= self.players <= 5:
+            raise ValueError(f"players must be 2-5, got {self.players}")
+        self.expansions = tuple(self.expansions)
+        if self.expansions and self.game != "carcassonne":
+            raise ValueError("expansions exist only for the tile game")
+        self.baselines = tuple(self.baselines)
+        for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("snapshot_every", "checkpoint_every", "eval_every"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0 (0 = never), got {getattr(self, name)}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["expansions"] = list(self.expansions)
+        d["baselines"] = list(self.baselines)
+        return d
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_dict(), indent=2))
+
+    @classmethod
+    def load(cls, path: Path) -> TrainConfig:
+        data = json.loads(Path(path).read_text())
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
+        return cls(**data)
