@@ -98,6 +98,8 @@ class PolicyAgent(BaseAgent):
 
     def act(self, state: Any, player: int) -> int:
         obs = self.encoder.encode(state, player)
+        if len(self.model.observation_space.shape) == 1:
+            obs = obs.reshape(-1)  # the tile policy reads flattened planes
         mask = self.encoder.action_mask(state).astype(bool)
         if not mask.any():
             raise RuntimeError("no legal action is expressible for the policy (window overflow)")

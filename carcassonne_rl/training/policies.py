@@ -1,6 +1,8 @@
 """Policy networks for MaskablePPO, shaped after the encoders.
 
-Tile game (:class:`TilePolicy`): the observation is ``(C, W, W)`` planes whose first
+Tile game (:class:`TilePolicy`): the observation is ``(C, W, W)`` planes (handed to SB3
+flattened, see ``selfplay.SelfPlayEnv``: SB3 would otherwise take the uint8 planes for a
+channels-last picture, transpose and rescale them) whose first
 ``board_planes`` are spatial and the rest constant "global" planes (tile to place, scores,
 phase, ...). A small convolutional trunk reads the board, with the globals added as a
 per-channel bias, and a 1x1 convolution gives the 4 rotation logits of every window cell:
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -31,12 +34,16 @@ class TilePlanes(BaseFeaturesExtractor):
     def __init__(
         self,
         observation_space: gym.spaces.Box,
+        shape: tuple[int, int, int],
         board_planes: int = 46,
         channels: int = 32,
         layers: int = 3,
         hidden: int = 128,
     ) -> None:
-        planes, height, width = observation_space.shape
+        planes, height, width = shape
+        if int(np.prod(shape)) != int(np.prod(observation_space.shape)):
+            raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
+        self.shape = tuple(shape)
         self.board_planes = board_planes
         self.num_globals = planes - board_planes
         self.cells = height * width
@@ -51,7 +58,7 @@ class TilePlanes(BaseFeaturesExtractor):
         self.summary = nn.Sequential(nn.Linear(2 * channels + self.num_globals, hidden), nn.ReLU())
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = obs.float()
+        x = obs.float().reshape(obs.shape[0], *self.shape)
         board = x[:, : self.board_planes]
         glob = x[:, self.board_planes :, 0, 0]
         h = torch.relu(self.stem(board) + self.global_bias(glob)[:, :, None, None])

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
@@ -54,6 +55,19 @@ class SelfPlayEnv(SingleAgentEnv):
                 kwargs["window"] = config.window
         super().__init__(config.game, opponents=pools, **kwargs)
         self.pools = pools
+        self.flat = config.game == "carcassonne"
+        if self.flat:  # see policies.py: SB3 must not take the planes for a picture
+            space = self.observation_space
+            self.obs_shape = space.shape
+            self.observation_space = gym.spaces.Box(0, 255, (int(np.prod(space.shape)),), np.uint8)
+
+    def reset(self, seed=None, options=None):
+        obs, info = super().reset(seed=seed, options=options)
+        return (obs.reshape(-1) if self.flat else obs), info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        return (obs.reshape(-1) if self.flat else obs), reward, terminated, truncated, info
 
     def set_snapshots(self, paths: list[str]) -> None:
         for pool in self.pools:
@@ -93,7 +107,8 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
         verbose=0,
     )
     if config.game == "carcassonne":
-        kwargs = {"channels": config.channels, "layers": config.conv_layers}
+        shape = env.get_attr("obs_shape")[0]
+        kwargs = {"shape": shape, "channels": config.channels, "layers": config.conv_layers}
         policy_kwargs = {"features_extractor_kwargs": kwargs}
         return MaskablePPO(TilePolicy, env, policy_kwargs=policy_kwargs, **common)
     h = config.hidden
