@@ -280,3 +280,16 @@ def test_message_7_extra_tile_is_the_last_tile_then_the_game_ends():
     assert s.is_over
     assert s.figures.tolist() == [[5, 4], [0, 0]]
     assert s.scores.tolist() == [9, 0]
+
+
+def test_auto_figure_active_player_both_figures_would_land_moves_a():
+    # The plain trigger with figures [0, 0]: 5 lands either figure on 5 -> A (checked first)
+    # -> message (card 6) -> the 2 points: 7 / 2 not dark -> lower total B: [5, 2].
+    s = _game("AUUUAU", "61234578", figure_choice="auto")
+    _play(s, "A 1,0 r1", "none", "U -1,0 r0", "none", "U -2,0 r0", "none")
+    _play(s, "U 0,1 r0", "none", "A -3,0 r3", "road:E")
+    assert s.figures[0].tolist() == [5, 0]
+    assert s.phase == "message" and s.message_card == 6
+    s.apply("message:points")
+    assert s.figures[0].tolist() == [5, 2]
+    assert s.phase == "place_tile" and s.current_player == 1

@@ -138,3 +138,49 @@ def test_both_players_land_on_a_dark_space_only_the_active_player_gets_a_message
     assert s.messages_drawn == 1
     assert s.phase == "place_tile" and s.current_player == 1
     assert s.scores.tolist() == [12, 10]
+
+
+def test_recalled_arm_follower_frees_its_arm():
+    # After message 8 takes seat 0's follower off the N arm (scenario above), the arm is
+    # empty again: seat 1 extends it with U(1,-2) r1 and may put a follower on it.
+    s = _minority_on_a_labyrinth("8")
+    _play(s, "message:carry", "recall 1,-1 road:N", "U 1,-2 r1")
+    assert "road:N" in [str(a) for a in s.legal_actions()]
+    _play(s, "road:N")
+    assert s.is_over
+    # final: network Y, D, U(1,-1), U(1,-2), W(2,0) = 5 tiles, incomplete; seat 1 alone
+    # (3 followers) -> 5; seat 0 (figures 0 + 10) gets nothing from it.
+    assert s.scores.tolist() == [10, 5]
+
+
+def test_recall_the_labyrinth_follower_with_a_tie_then_final_scoring_without_it():
+    # T1 s0 N(0,-1) r3 + knight.  T2 s1 E(-1,-1) r1 closes the city: 6 -> seat 0's B.
+    # T3 s0 Y(1,0) + labyrinth.  T4 s1 U(1,-1) r1 at the N exit + follower (empty arm).
+    # T5 s0 E(0,1) r2, no knight.  T6 s1 W(2,0) r0 closes the E exit, no follower.
+    # T7 s0 E(0,2) r0 + knight closes {E(0,1), E(0,2)}: 4 -> B 6 -> 10 -> message 8:
+    #    seat 0 recalls its labyrinth follower: 1 - 1 is a tie = majority -> seat 0 alone
+    #    scores the network at end-of-game value: Y, D, U(1,-1), W(2,0) = 4 (no bonus).
+    # T8 s1 U(1,-2) r1 extends the N arm (its own follower is there: no follower).
+    # Final: network Y, D, U(1,-1), U(1,-2), W(2,0) = 5 tiles, only seat 1's follower left
+    # -> seat 1: 5; seat 0: 4 + 10 = 14 and nothing more.
+    s = _game("NEYUEWEU", "81234567")
+    _play(s, "N 0,-1 r3", "city:S", "E -1,-1 r1", "none")
+    _award(s, 0, 6, "B")
+    _play(s, "Y 1,0 r0", "labyrinth", "U 1,-1 r1", "road:N", "E 0,1 r2", "none")
+    _play(s, "W 2,0 r0", "none", "E 0,2 r0", "city:N")
+    _award(s, 0, 4, "B")
+    assert s.message_card == 8
+    s.apply("message:carry")
+    assert [str(a) for a in s.legal_actions()] == ["recall 1,0 labyrinth"]
+    s.apply("recall 1,0 labyrinth")
+    _award(s, 0, 4, "A")
+    (e,) = [e for e in s.score_events if e.kind == "message"]
+    assert set(e.tiles) == {(1, 0), (0, 0), (1, -1), (2, 0)}
+    assert s.followers_left.tolist() == [7, 6]
+    _play(s, "U 1,-2 r1")
+    assert "road:N" not in [str(a) for a in s.legal_actions()]
+    _play(s, "none")
+    assert s.is_over
+    lab = [e for e in s.score_events if e.kind == "labyrinth"]
+    assert [(e.player, e.points, e.final) for e in lab] == [(1, 5, True)]
+    assert s.scores.tolist() == [14, 5]
