@@ -48,7 +48,7 @@ def run_main(args: argparse.Namespace) -> int:
             snapshot_every=max(1, timesteps // 6),
             eval_every=max(1, timesteps // 3),
             checkpoint_every=max(1, timesteps // 3),
-            eval_deals=10,
+            eval_deals=10 if args.scale >= 0.5 else 1,
         )
         run = args.out / game
         print(f"== training {game}: {timesteps} steps -> {run}", flush=True)

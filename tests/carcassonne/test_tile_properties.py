@@ -219,3 +219,16 @@ def test_random_games_with_expansions(expansions, figure_choice) -> None:
         assert "message" in phases
     if figure_choice == "auto":
         assert "choose_figure" not in phases
+
+
+def test_shuffle_hidden_ignores_the_true_order() -> None:
+    """Two games whose piles hold the same tiles in different orders resample identically."""
+    cfg = GameConfig(players=2, seed=0, expansions=("messages",))
+    a = new_game(cfg, draw_order="UVKEBD", message_order="12345678")
+    b = new_game(cfg, draw_order="UDBEKV", message_order="87654321")
+    for s in (a, b):
+        s.shuffle_hidden(seed=9)
+    assert a.draw_order == b.draw_order and a.message_order == b.message_order
+    assert sorted(a.draw_order[1:]) == sorted("VKEBD")  # U is being placed: it stays
+    assert a.draw_order[0] == "U"
+    assert a.virtual_scores().tolist() == [0, 0]

@@ -1,9 +1,10 @@
 """Keep Numba's on-disk cache of the tile-game kernels consistent with their sources.
 
 Numba invalidates a cached function only when *its own* source file changes, not when a
-kernel it calls (in another module) or a table it captured (``tiles.py``) changes: a stale
-cache would silently run old rules. So, before the kernels are compiled, we hash every
-source they depend on and wipe their cache files when the hash differs from the last run.
+kernel it calls (in another module) or a table or layout constant it captured changes: a
+stale cache would silently run old rules. So, before the kernels are compiled, we hash every
+Numba source of the package that reads the engine's arrays (engine, tile encoder, tile
+heuristics) and wipe their cache files when the hash differs from the last run.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ import os
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PACKAGE = HERE.parent.parent  # carcassonne_rl/
 SOURCES = (
-    "tiles.py",
-    "layout.py",
-    "board_kernels.py",
-    "scoring_kernels.py",
-    "message_kernels.py",
-    "kernels.py",
+    "games/carcassonne/tiles.py",
+    "games/carcassonne/layout.py",
+    "games/carcassonne/board_kernels.py",
+    "games/carcassonne/scoring_kernels.py",
+    "games/carcassonne/message_kernels.py",
+    "games/carcassonne/kernels.py",
+    "encoders/tile_kernels.py",
+    "agents/tile_eval.py",
 )
 _STAMP = "carcassonne_kernels.sha256"
 
@@ -28,13 +32,14 @@ def sources_digest() -> str:
     h = hashlib.sha256()
     for name in SOURCES:
         h.update(name.encode())
-        h.update((HERE / name).read_bytes())
+        path = PACKAGE / name
+        h.update(path.read_bytes() if path.exists() else b"")
     return h.hexdigest()
 
 
 def cache_dirs() -> list[Path]:
     """Where Numba keeps the cache files of this package's kernels."""
-    dirs = [HERE / "__pycache__"]
+    dirs = sorted({(PACKAGE / name).parent / "__pycache__" for name in SOURCES})
     custom = os.environ.get("NUMBA_CACHE_DIR")
     if custom:
         dirs.append(Path(custom))

@@ -231,15 +231,17 @@ class State:
 
     def shuffle_hidden(self, seed: int | None = None) -> None:
         """Reshuffle, in place, what no player has seen: the undrawn tiles and (The Messages)
-        the message cards not drawn yet. For search on clones (sampling the hidden order)."""
+        the message cards not drawn yet. For search on clones (sampling the hidden order);
+        the result depends only on ``seed`` and on what remains, never on the true order."""
         rng = np.random.default_rng(seed)
         ints = self._ints
         lo, hi = L.O_DECK + ints[L.R_DECKPOS], L.O_DECK + ints[L.R_DECKLEN]
-        ints[lo:hi] = rng.permutation(ints[lo:hi])
+        # sorted first: the sample depends on which tiles remain, not on their true order
+        ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
         seen = ints[L.R_MSGPOS]
         if seen < L.NUM_MESSAGES:
             lo, hi = L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES
-            ints[lo:hi] = rng.permutation(ints[lo:hi])
+            ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
 
     @property
     def followers_left(self) -> np.ndarray:

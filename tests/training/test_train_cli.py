@@ -1,0 +1,47 @@
+"""The training commands of the CLI on tiny budgets (the main job included)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from carcassonne_rl.training.cli import main
+
+
+def test_train_then_evaluate_commands(tmp_path, capsys) -> None:
+    run = tmp_path / "card"
+    args = ["train", "--game", "cardcassonne", "--timesteps", "64", "--out", str(run)]
+    assert main(args + ["--envs", "1", "--eval-every", "0", "--no-progress"]) == 0
+    config = json.loads((run / "config.json").read_text())
+    assert config["game"] == "cardcassonne" and config["timesteps"] == 64
+    assert (run / "final_model.zip").exists()
+    assert main(["evaluate", str(run), "--games", "1", "--opponents", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "| random | 2 |" in out  # one deal, played from both seats
+    rows = json.loads((run / "evaluation.json").read_text())
+    assert rows[0]["opponent"] == "random" and rows[0]["games"] == 2
+
+
+def test_bad_training_arguments_are_rejected(tmp_path) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--game", "chess", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        main(["train", "--timesteps", "0", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        main(["train", "--expansions", "dragons", "--out", str(tmp_path)])
+    with pytest.raises(FileNotFoundError, match="no model"):
+        main(["evaluate", str(tmp_path / "missing")])
+
+
+def test_main_job_on_a_tiny_budget(tmp_path) -> None:
+    out = tmp_path / "main"
+    args = ["main", "--scale", "0.002", "--eval-deals", "1", "--out", str(out)]
+    assert main(args + ["--no-progress", "--workers", "1"]) == 0
+    summary = json.loads((out / "results.json").read_text())
+    assert set(summary["games"]) == {"carcassonne", "cardcassonne"}
+    for game in ("carcassonne", "cardcassonne"):
+        rows = summary["games"][game]["vs"]
+        assert [r["opponent"] for r in rows] == ["random", "greedy"]
+        assert (out / game / "final_model.zip").exists()
+    assert "### carcassonne" in (out / "results.md").read_text()
