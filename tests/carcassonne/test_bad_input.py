@@ -20,8 +20,15 @@ def _start(order="EUU"):
 
 
 def _snapshot(s):
-    return (s.phase, s.current_player, s.current_tile, s.turn, s.scores.tolist(),
-            s.followers_left.tolist(), len(s.placed_followers()))
+    return (
+        s.phase,
+        s.current_player,
+        s.current_tile,
+        s.turn,
+        s.scores.tolist(),
+        s.followers_left.tolist(),
+        len(s.placed_followers()),
+    )
 
 
 @pytest.mark.parametrize(

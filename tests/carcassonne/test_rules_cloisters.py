@@ -4,7 +4,6 @@ Tiles used: B = F F F F (cloister, all field), any rotation;  A = F F R F (clois
 U r0 = F R F R (road W-E);  E = C F F F, E r2 = F F C F (city S, the other sides fields).
 """
 
-
 # Cloister B at (0,1) (its N side, a field, meets D's S field).  Its 8 neighbours:
 #   (-1,0) (0,0) (1,0)
 #   (-1,1)  [B]  (1,1)

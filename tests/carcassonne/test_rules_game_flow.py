@@ -5,8 +5,32 @@ import pytest
 from carcassonne_rl.games.carcassonne import GameConfig, IllegalActionError, new_game
 
 # Tile counts of the box (rules section 2); the start tile is one of the 4 D.
-BOX = dict(A=2, B=4, C=1, D=4, E=5, F=2, G=1, H=3, I=2, J=3, K=3, L=3, M=2, N=3, O=2, P=3,
-           Q=1, R=3, S=2, T=1, U=8, V=9, W=4, X=1)
+BOX = dict(
+    A=2,
+    B=4,
+    C=1,
+    D=4,
+    E=5,
+    F=2,
+    G=1,
+    H=3,
+    I=2,
+    J=3,
+    K=3,
+    L=3,
+    M=2,
+    N=3,
+    O=2,
+    P=3,
+    Q=1,
+    R=3,
+    S=2,
+    T=1,
+    U=8,
+    V=9,
+    W=4,
+    X=1,
+)
 
 
 def test_start_tile_and_first_turn(start):

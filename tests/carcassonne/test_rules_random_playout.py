@@ -17,9 +17,7 @@ def test_random_game_invariants(seed, players):
         s.apply(rng.choice(legal))
         assert all(0 <= f <= 7 for f in s.followers_left.tolist())
     # every tile was either placed or discarded: 1 start tile + 71
-    placed = sum(
-        1 for x in range(-72, 73) for y in range(-72, 73) if s.tile_at(x, y) is not None
-    )
+    placed = sum(1 for x in range(-72, 73) for y in range(-72, 73) if s.tile_at(x, y) is not None)
     assert placed + len(s.discarded) == 72
     assert sum(s.remaining_tiles().values()) == 0
     # the scores are exactly the sum of the score events
