@@ -14,11 +14,16 @@ from numba import njit
 from .layout import (
     MAX_PLAYERS,
     MAX_TILES,
+    O_DECK,
+    O_DISCARD,
     O_FRONT,
     O_LEGAL,
     OFF,
+    R_DECKLEN,
+    R_DECKPOS,
     R_FOLLOWERS,
     R_LAST,
+    R_NDISCARD,
     R_NFRONT,
     R_NLEGAL,
     R_NSLOTS,
@@ -204,6 +209,22 @@ def gen_placements(board, ints, tiles):
                 n += 1
     ints[R_NLEGAL] = n
     return n
+
+
+@njit(cache=True, nogil=True)
+def draw_fitting(board, ints, tiles):
+    """Draw until a tile fits (discarding the others into the discard list); True if one is
+    to be placed, False if the pile ran out. The rule of rules reference section 3."""
+    while ints[R_DECKPOS] < ints[R_DECKLEN]:
+        t = ints[O_DECK + ints[R_DECKPOS]]
+        ints[R_DECKPOS] += 1
+        ints[R_TILE] = t
+        if gen_placements(board, ints, tiles) > 0:
+            return True
+        ints[O_DISCARD + ints[R_NDISCARD]] = t
+        ints[R_NDISCARD] += 1
+    ints[R_TILE] = -1
+    return False
 
 
 @njit(cache=True, nogil=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .board_kernels import find, gen_followers, gen_placements, place_tile
+from .board_kernels import draw_fitting, find, gen_followers, place_tile
 from .layout import (
     AQ_FIELDS,
     ERR_ILLEGAL,
@@ -20,8 +20,6 @@ from .layout import (
     ERR_OVER,
     NUM_MESSAGES,
     O_AWARDS,
-    O_DECK,
-    O_DISCARD,
     O_LEGAL,
     O_MSGDECK,
     OFF,
@@ -37,12 +35,9 @@ from .layout import (
     R_AQ_LEN,
     R_AUTOFIG,
     R_CARD,
-    R_DECKLEN,
-    R_DECKPOS,
     R_FOLLOWERS,
     R_LAST,
     R_MSGPOS,
-    R_NDISCARD,
     R_NLEGAL,
     R_NPLAYERS,
     R_PHASE,
@@ -63,16 +58,9 @@ from .tiles import MAX_SEGMENTS, MESSAGE
 @njit(cache=True, nogil=True)
 def draw_next(board, ints, tiles, segs, events, pool):
     """Draw tiles until one fits (discarding the others); end the game if none is left."""
-    while ints[R_DECKPOS] < ints[R_DECKLEN]:
-        t = ints[O_DECK + ints[R_DECKPOS]]
-        ints[R_DECKPOS] += 1
-        ints[R_TILE] = t
-        if gen_placements(board, ints, tiles) > 0:
-            ints[R_PHASE] = PHASE_TILE
-            return True
-        ints[O_DISCARD + ints[R_NDISCARD]] = t
-        ints[R_NDISCARD] += 1
-    ints[R_TILE] = -1
+    if draw_fitting(board, ints, tiles):
+        ints[R_PHASE] = PHASE_TILE
+        return True
     ints[R_NLEGAL] = 0
     ints[R_PHASE] = PHASE_OVER
     ints[R_PLAYER] = -1

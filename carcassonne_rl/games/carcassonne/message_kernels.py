@@ -16,25 +16,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board_kernels import feature_roots, find, gen_placements, network_summary, roots_buffer
+from .board_kernels import draw_fitting, feature_roots, find, network_summary, roots_buffer
 from .layout import (
     MAX_PLAYERS,
     MAX_TILES,
-    O_DECK,
-    O_DISCARD,
     O_LEGAL,
     PHASE_TILE,
     R_ACTIVE,
-    R_DECKLEN,
-    R_DECKPOS,
     R_FOLLOWERS,
-    R_NDISCARD,
     R_NLEGAL,
     R_NSLOTS,
     R_PHASE,
     R_PLAYER,
     R_POOL,
-    R_TILE,
     S_COUNT,
     S_KIND,
     S_OWNER,
@@ -105,17 +99,10 @@ def message_points(board, ints, tiles, segs, events, pool, card):
 @njit(cache=True, nogil=True)
 def draw_extra(board, ints, tiles):
     """Message 7: draw until a tile fits (discarding the others). True if one is to be placed."""
-    while ints[R_DECKPOS] < ints[R_DECKLEN]:
-        t = ints[O_DECK + ints[R_DECKPOS]]
-        ints[R_DECKPOS] += 1
-        ints[R_TILE] = t
-        if gen_placements(board, ints, tiles) > 0:
-            ints[R_PHASE] = PHASE_TILE
-            ints[R_PLAYER] = ints[R_ACTIVE]
-            return True
-        ints[O_DISCARD + ints[R_NDISCARD]] = t
-        ints[R_NDISCARD] += 1
-    ints[R_TILE] = -1
+    if draw_fitting(board, ints, tiles):
+        ints[R_PHASE] = PHASE_TILE
+        ints[R_PLAYER] = ints[R_ACTIVE]
+        return True
     return False
 
 
