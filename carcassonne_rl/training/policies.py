@@ -8,7 +8,7 @@ phase, ...). A small convolutional trunk reads the board, with the globals added
 per-channel bias, and a 1x1 convolution gives the 4 rotation logits of every window cell:
 the placement logits come straight from the board picture (no giant dense layer). The
 other decisions (follower, The Messages) and the value read a pooled summary of the trunk
-plus the globals.
+plus the trunk's features at the tile placed last, plus the globals.
 
 Card game: the observation is a flat vector; the stock SB3 MLP policy with
 :data:`CARD_NET_ARCH` suits it.
@@ -25,6 +25,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from carcassonne_rl.encoders.tile_kernels import B_LAST, NUM_BOARD_PLANES
+
 CARD_NET_ARCH = {"pi": [256, 256], "vf": [256, 256]}
 
 
@@ -35,7 +37,8 @@ class TilePlanes(BaseFeaturesExtractor):
         self,
         observation_space: gym.spaces.Box,
         shape: tuple[int, int, int],
-        board_planes: int = 46,
+        board_planes: int = NUM_BOARD_PLANES,
+        last_plane: int = B_LAST,
         channels: int = 32,
         layers: int = 3,
         hidden: int = 128,
@@ -45,6 +48,7 @@ class TilePlanes(BaseFeaturesExtractor):
             raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
         self.shape = tuple(shape)
         self.board_planes = board_planes
+        self.last_plane = last_plane
         self.num_globals = planes - board_planes
         self.cells = height * width
         self.hidden = hidden
@@ -55,7 +59,7 @@ class TilePlanes(BaseFeaturesExtractor):
             nn.Conv2d(channels, channels, 3, padding=1) for _ in range(layers - 1)
         )
         self.place_head = nn.Conv2d(channels, 4, 1)
-        self.summary = nn.Sequential(nn.Linear(2 * channels + self.num_globals, hidden), nn.ReLU())
+        self.summary = nn.Sequential(nn.Linear(3 * channels + self.num_globals, hidden), nn.ReLU())
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = obs.float().reshape(obs.shape[0], *self.shape)
@@ -66,7 +70,9 @@ class TilePlanes(BaseFeaturesExtractor):
             h = torch.relu(h + conv(h))
         # encoder index = (wy * W + wx) * 4 + rotation
         place = self.place_head(h).permute(0, 2, 3, 1).reshape(x.shape[0], -1)
-        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), glob], dim=1)
+        # the trunk at the tile placed last: what its follower decision is about
+        at_last = (h * board[:, self.last_plane : self.last_plane + 1]).sum(dim=(2, 3))
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), at_last, glob], dim=1)
         return torch.cat([place, self.summary(pooled)], dim=1)
 
 

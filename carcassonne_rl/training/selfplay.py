@@ -17,6 +17,7 @@ pool every ``snapshot_every`` steps. A run folder holds::
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -183,7 +184,9 @@ def save_checkpoint(model: MaskablePPO, out: Path, state: dict) -> None:
 
 def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: bool = True):
     """Train (or resume) a run in folder ``out``; returns the final model."""
-    torch.set_num_threads(1)
+    # the env workers use one thread each; the learner uses the cores for its updates
+    # (the workers wait during them)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
     out = Path(out)
     state: dict = {"t0": time.time()}
     if resume:

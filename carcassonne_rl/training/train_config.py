@@ -40,8 +40,8 @@ class TrainConfig:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     # networks
-    channels: int = 32  # tile game CNN width
-    conv_layers: int = 3
+    channels: int = 24  # tile game CNN width
+    conv_layers: int = 2
     hidden: int = 256  # card game MLP width (two layers)
 
     def __post_init__(self) -> None:
