@@ -80,17 +80,15 @@ def write_csv(results: Sequence[GameResult], path: Path) -> None:
 
 def plot_ratings(summary: dict, path: Path) -> None:
     """Horizontal bars of the Elo ratings with their bootstrap 95% intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     rows = sorted(summary["entries"].items(), key=lambda kv: kv[1]["elo"])
     names = [k for k, _ in rows]
     elo = [v["elo"] for _, v in rows]
     lo = [v["elo"] - (v["elo_ci95"] or [v["elo"]] * 2)[0] for _, v in rows]
     hi = [(v["elo_ci95"] or [v["elo"]] * 2)[1] - v["elo"] for _, v in rows]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(names)))
+    fig = Figure(figsize=(7, 1.2 + 0.5 * len(names)))
+    ax = fig.subplots()
     ax.barh(names, elo, xerr=[lo, hi], color="#4C72B0", capsize=4)
     right = max(e + h for e, h in zip(elo, hi, strict=True))
     left = min(0.0, min(e - lo_ for e, lo_ in zip(elo, lo, strict=True)))
@@ -108,7 +106,6 @@ def plot_ratings(summary: dict, path: Path) -> None:
     ax.set_xlabel("Elo (Bradley-Terry; anchor at 0), bars: 95% bootstrap interval")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def write_report(summary: dict, results: Sequence[GameResult], out_dir: Path) -> dict[str, Path]:

@@ -2,8 +2,9 @@
 benchmark of each trained agent against the random and greedy baselines (arena, duplicate
 deals, 95% intervals), printed as one table and saved in ``OUT/results.md``/``.json``.
 
-Default budget (about 15 minutes on 2 CPU cores): ``TILE_STEPS`` steps of the tile game and
-``CARD_STEPS`` of the card game; ``--scale`` multiplies both (CI uses a tiny scale).
+Default budget (about 12 minutes on 2 CPU cores): ``TILE_STEPS`` steps of the tile game and
+``CARD_STEPS`` of the card game, each after a warm start that imitates 100 greedy games
+(``warm_start.py``); ``--scale`` multiplies the steps (CI uses a tiny scale).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 
 from .train_config import TrainConfig
 
-TILE_STEPS = 60_000
-CARD_STEPS = 60_000
+TILE_STEPS = 40_000
+CARD_STEPS = 100_000
 EVAL_DEALS = 100
 
 
@@ -49,6 +50,7 @@ def run_main(args: argparse.Namespace) -> int:
             eval_every=max(1, timesteps // 3),
             checkpoint_every=max(1, timesteps // 3),
             eval_deals=10 if args.scale >= 0.5 else 1,
+            warm_start_games=max(1, round(TrainConfig.warm_start_games * min(1.0, args.scale))),
         )
         run = args.out / game
         print(f"== training {game}: {timesteps} steps -> {run}", flush=True)

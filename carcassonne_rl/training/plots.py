@@ -23,17 +23,15 @@ def read_scalars(tb_dir: Path, tag: str) -> np.ndarray:
 
 def plot_training(out: Path) -> Path:
     """Write ``plots/training.png`` for the run in ``out``; returns its path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     out = Path(out)
     (out / "plots").mkdir(exist_ok=True)
     rewards = read_scalars(out / "tb", "rollout/ep_rew_mean")
     history_file = out / "eval_history.json"
     evals = json.loads(history_file.read_text()) if history_file.exists() else []
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig = Figure(figsize=(11, 4))
+    ax1, ax2 = fig.subplots(1, 2)
     if len(rewards):
         ax1.plot(rewards[:, 0], rewards[:, 1], color="#2a6f97")
     ax1.set_title("mean episode reward (learner)")
@@ -59,5 +57,4 @@ def plot_training(out: Path) -> Path:
     fig.tight_layout()
     path = out / "plots" / "training.png"
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path

@@ -64,7 +64,8 @@ class TilePlanes(BaseFeaturesExtractor):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = obs.float().reshape(obs.shape[0], *self.shape)
         board = x[:, : self.board_planes]
-        glob = x[:, self.board_planes :, 0, 0]
+        # global values range from one-hot bits to scores up to 255: log1p tames them
+        glob = torch.log1p(x[:, self.board_planes :, 0, 0])
         h = torch.relu(self.stem(board) + self.global_bias(glob)[:, :, None, None])
         for conv in self.trunk:
             h = torch.relu(h + conv(h))
@@ -115,6 +116,9 @@ class TilePolicy(MaskableActorCriticPolicy):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("features_extractor_class", TilePlanes)
         kwargs.setdefault("share_features_extractor", True)
+        # SB3's orthogonal init would first initialise the stock (3.5k x 3.4k) action layer
+        # that _build replaces: seconds per model load. PyTorch's default init is used.
+        kwargs.setdefault("ortho_init", False)
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:

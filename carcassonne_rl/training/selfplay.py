@@ -2,7 +2,9 @@
 
 The learner plays a random seat of every game; the other seats are :class:`OpponentPool`s
 (past snapshots of the learner plus baselines, see ``opponent_pool``). Snapshots join the
-pool every ``snapshot_every`` steps. A run folder holds::
+pool every ``snapshot_every`` steps. Before self-play the policy is warm-started by
+imitating the greedy baseline (``warm_start.py``; ``warm_start_games=0`` turns it off).
+A run folder holds::
 
     config.json               the TrainConfig
     policy_spec.json          game / encoder of the models (to load them as agents)
@@ -175,6 +177,25 @@ class SelfPlayCallback(BaseCallback):
         (self.out / "eval_history.json").write_text(json.dumps(self.state["evals"], indent=2))
 
 
+def warm(model: MaskablePPO, config: TrainConfig, out: Path, state: dict) -> None:
+    """Imitate ``config.warm_start_agent`` (see warm_start.py); its result is snapshot 0."""
+    from .warm_start import collect, pretrain
+
+    t0 = time.time()
+    data = collect(config, config.warm_start_games, seed=config.seed * 7919 + 10_000)
+    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed)
+    path = out / "snapshots" / "step_0.zip"
+    model.save(path)
+    state["snapshots"] = [str(path)]
+    state["warm_start"] = {
+        "agent": config.warm_start_agent,
+        "games": config.warm_start_games,
+        "samples": int(len(data["actions"])),
+        "seconds": round(time.time() - t0, 1),
+        **stats,
+    }
+
+
 def save_checkpoint(model: MaskablePPO, out: Path, state: dict) -> None:
     (out / "checkpoints").mkdir(exist_ok=True)
     model.save(out / "checkpoints" / "latest.zip")
@@ -210,6 +231,8 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
             model = MaskablePPO.load(out / "checkpoints" / "latest.zip", env=env, device="cpu")
         else:
             model = new_model(config, env, out / "tb")
+            if config.warm_start_games > 0:
+                warm(model, config, out, state)
         remaining = config.timesteps - model.num_timesteps
         callback = SelfPlayCallback(config, out, state)
         if remaining > 0:

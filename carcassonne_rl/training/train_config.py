@@ -30,6 +30,10 @@ class TrainConfig:
     checkpoint_every: int = 20_000
     eval_every: int = 25_000
     eval_deals: int = 20  # duplicate format: each deal played from every seat
+    # warm start (warm_start.py): imitate this agent before self-play; 0 games = off
+    warm_start_agent: str = "greedy"
+    warm_start_games: int = 100
+    warm_start_epochs: int = 6
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -40,8 +44,8 @@ class TrainConfig:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     # networks
-    channels: int = 24  # tile game CNN width
-    conv_layers: int = 2
+    channels: int = 32  # tile game CNN width
+    conv_layers: int = 3
     hidden: int = 256  # card game MLP width (two layers)
 
     def __post_init__(self) -> None:
@@ -56,7 +60,7 @@ class TrainConfig:
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("snapshot_every", "checkpoint_every", "eval_every"):
+        for name in ("snapshot_every", "checkpoint_every", "eval_every", "warm_start_games"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 (0 = never), got {getattr(self, name)}")
 

@@ -17,6 +17,7 @@ from carcassonne_rl.training.train_config import TrainConfig
 TINY = dict(
     n_envs=1, n_steps=64, batch_size=64, n_epochs=1, snapshot_every=64, eval_every=128,
     checkpoint_every=128, eval_deals=1, channels=8, conv_layers=2, hidden=32,
+    warm_start_games=1, warm_start_epochs=1,
 )  # fmt: skip
 
 
@@ -31,7 +32,8 @@ def test_tiny_run_trains_checkpoints_resumes_evaluates_and_plays(tmp_path, game:
         assert (out / name).exists(), name
     state = json.loads((out / "trainer_state.json").read_text())
     assert state["timesteps"] == 128
-    assert len(state["snapshots"]) == 2  # at 64 and 128 steps
+    assert len(state["snapshots"]) == 3  # the warm start, then at 64 and 128 steps
+    assert state["warm_start"]["games"] == 1 and state["warm_start"]["samples"] > 10
     history = json.loads((out / "eval_history.json").read_text())
     assert history[-1]["timesteps"] == 128
     assert 0.0 <= history[-1]["random"]["win_rate"] <= 1.0
@@ -63,6 +65,27 @@ def test_resume_refuses_another_config(tmp_path) -> None:
         train(other, tmp_path / "run", resume=True, progress=False)
     with pytest.raises(FileNotFoundError):
         train(config, tmp_path / "nothing", resume=True, progress=False)
+
+
+def test_warm_start_imitates_the_demonstrations() -> None:
+    """Behaviour cloning drives the policy towards the demonstrated actions."""
+    from carcassonne_rl.training.selfplay import make_vec_env, new_model
+    from carcassonne_rl.training.warm_start import collect, pretrain
+
+    tiny = {**TINY, "hidden": 64, "learning_rate": 1e-3}
+    config = TrainConfig(game="cardcassonne", timesteps=64, **tiny)
+    data = collect(config, games=2, seed=5)
+    n = len(data["actions"])
+    assert n > 100 and data["obs"].shape[0] == data["masks"].shape[0] == n
+    assert data["masks"][np.arange(n), data["actions"]].all()  # demonstrated moves are legal
+    assert set(np.unique(data["returns"]).round(6)) - {-1.0, 0.0, 1.0}  # shaped returns
+    env = make_vec_env(config)
+    model = new_model(config, env, None)
+    env.close()
+    before = pretrain(model, data, epochs=1)
+    after = pretrain(model, data, epochs=20)
+    assert after["bc_loss"] < before["bc_loss"] - 0.2
+    assert after["value_loss"] < before["value_loss"] / 2
 
 
 def test_pool_schedule_frequencies() -> None:
