@@ -18,6 +18,7 @@ from .layout import (
     O_DISCARD,
     O_FRONT,
     O_LEGAL,
+    O_SCRATCH,
     OFF,
     R_DECKLEN,
     R_DECKPOS,
@@ -327,5 +328,8 @@ def feature_roots(board, tiles, segs, root, out):
 
 
 @njit(cache=True, nogil=True)
-def roots_buffer():
-    return np.empty(MAX_TILES * MAX_SEGMENTS, np.int64)
+def scratch(ints):
+    """(roots, counts): views of the scratch area of ``ints`` for one feature at a time."""
+    roots = ints[O_SCRATCH : O_SCRATCH + MAX_TILES * MAX_SEGMENTS]
+    end = O_SCRATCH + MAX_TILES * MAX_SEGMENTS
+    return roots, ints[end : end + MAX_PLAYERS]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -101,13 +102,21 @@ def draw_pile_counts(config: GameConfig) -> dict[str, int]:
     return counts
 
 
+@lru_cache(maxsize=16)
+def _pile_letters(labyrinth_tiles: int) -> np.ndarray:
+    counts = dict(BOX_COUNTS)
+    counts[START_TILE] -= 1
+    counts[LABYRINTH_TILE] = labyrinth_tiles
+    return np.frombuffer("".join(c * n for c, n in counts.items()).encode(), np.uint8)
+
+
 def shuffled_deck(config: GameConfig) -> tuple[str, str]:
     """(draw pile, message stack) shuffled reproducibly by ``config.seed``."""
     rng = np.random.default_rng(config.seed)
-    letters = "".join(letter * n for letter, n in draw_pile_counts(config).items())
-    order = rng.permutation(len(letters))
-    messages = rng.permutation(8) + 1 if config.messages else np.arange(1, 9)
-    return "".join(letters[i] for i in order), "".join(str(m) for m in messages)
+    letters = _pile_letters(config.labyrinth_tiles if config.labyrinth else 0)
+    pile = letters[rng.permutation(len(letters))].tobytes().decode()
+    messages = "".join(str(m) for m in rng.permutation(8) + 1) if config.messages else "12345678"
+    return pile, messages
 
 
 def check_draw_order(config: GameConfig, draw_order: str) -> str:

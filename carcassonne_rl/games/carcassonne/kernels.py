@@ -37,6 +37,7 @@ from .layout import (
     R_CARD,
     R_FOLLOWERS,
     R_LAST,
+    R_MESSAGES,
     R_MSGPOS,
     R_NLEGAL,
     R_NPLAYERS,
@@ -155,6 +156,12 @@ def apply_action(board, ints, tiles, segs, events, pool, code):
             segs[find(segs, g), S_COUNT + p] += 1
             ints[R_FOLLOWERS + p] -= 1
         ok = score_turn(board, ints, tiles, segs, events, pool)
+        if ints[R_MESSAGES] == 0:  # base game fast path: the turn ends here
+            ints[R_TURN] += 1
+            ints[R_ACTIVE] = (p + 1) % ints[R_NPLAYERS]
+            ints[R_PLAYER] = ints[R_ACTIVE]
+            ok = draw_next(board, ints, tiles, segs, events, pool) and ok
+            return OK if ok else ERR_LOG_FULL
     elif phase == PHASE_FIGURE:
         ok = resolve_award(ints, events, code)
     elif phase == PHASE_MESSAGE:

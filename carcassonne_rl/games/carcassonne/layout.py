@@ -3,7 +3,8 @@
 - ``board``  int8[SIZE*SIZE]: slot of the tile on each cell, -1 if empty. The cell of (x, y)
   is ``(y + OFF) * SIZE + (x + OFF)``.
 - ``ints``   int32 registers (``R_*``), then the message stack, the award queue, the deck,
-  the discards, the frontier of open cells and the legal actions (``O_*`` offsets).
+  the discards, the frontier of open cells, the legal actions and a scratch area for the
+  kernels (``O_*`` offsets; the scratch spares an allocation per turn).
 - ``tiles``  int32[MAX_TILES, 4]: type, rotation, x, y of each placed tile, by slot.
 - ``segs``   int32[MAX_TILES * MAX_SEGMENTS, NSF]: union-find over tile segments; segment
   ``k`` of the tile in slot ``s`` is row ``s * MAX_SEGMENTS + k``. A root row holds the
@@ -58,7 +59,8 @@ O_DECK = O_AWARDS + MAX_AWARDS * AQ_FIELDS
 O_DISCARD = O_DECK + MAX_DECK
 O_FRONT = O_DISCARD + MAX_DECK
 O_LEGAL = O_FRONT + MAX_FRONT
-INTS_LEN = O_LEGAL + MAX_LEGAL
+O_SCRATCH = O_LEGAL + MAX_LEGAL  # kernel scratch: feature roots, then follower counts
+INTS_LEN = O_SCRATCH + MAX_TILES * MAX_SEGMENTS + MAX_PLAYERS
 
 PHASE_TILE, PHASE_FOLLOWER, PHASE_OVER, PHASE_FIGURE, PHASE_MESSAGE, PHASE_MSG8 = range(6)
 PHASE_NAMES = (
@@ -91,6 +93,6 @@ def allocate() -> tuple[np.ndarray, ...]:
     segs = np.zeros((MAX_TILES * MAX_SEGMENTS, NSF), np.int32)
     segs[:, S_KIND] = -1  # rows of unused segment indices stay kind -1, owner -1
     segs[:, S_OWNER] = -1
-    events = np.zeros((MAX_EVENTS, NEF), np.int32)
-    pool = np.zeros(MAX_POOL, np.int32)
+    events = np.empty((MAX_EVENTS, NEF), np.int32)  # rows past R_NEVENTS are never read
+    pool = np.empty(MAX_POOL, np.int32)  # likewise past R_POOL
     return board, ints, tiles, segs, events, pool

@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board_kernels import draw_fitting, feature_roots, find, network_summary, roots_buffer
+from .board_kernels import draw_fitting, feature_roots, find, network_summary, scratch
 from .layout import (
-    MAX_PLAYERS,
     MAX_TILES,
     O_LEGAL,
     PHASE_TILE,
@@ -57,7 +56,7 @@ def message_points(board, ints, tiles, segs, events, pool, card):
     """Carry out message 1-6 for the player whose turn it is; False if a log is full."""
     p = ints[R_ACTIVE]
     rows = ints[R_NSLOTS] * MAX_SEGMENTS
-    roots = roots_buffer()
+    roots, _ = scratch(ints)
     if card <= 3:
         want = ROAD if card == 1 else (CITY if card == 2 else CLOISTER)
         best_g = -1
@@ -123,8 +122,7 @@ def gen_recall(ints, segs):
 def recall_follower(board, ints, tiles, segs, events, pool, g):
     """Message 8 on the follower at row ``g``: score alone with a majority, then take it back."""
     p = ints[R_ACTIVE]
-    roots = roots_buffer()
-    counts = np.zeros(MAX_PLAYERS, np.int64)
+    roots, counts = scratch(ints)
     root = _root_of(segs, g)
     n = feature_roots(board, tiles, segs, root, roots)
     network_summary(segs, roots, n, counts)

@@ -18,9 +18,10 @@ from .board_kernels import (
     cell_of,
     feature_roots,
     find,
+    follower_total,
     neighbour_count,
     network_summary,
-    roots_buffer,
+    scratch,
 )
 from .layout import (
     AQ_FIELDS,
@@ -162,9 +163,8 @@ def _distinct_tiles(segs, pool, start, roots, n):
 
 
 @njit(cache=True, nogil=True)
-def _field_cities(tiles, segs, root):
-    """Number of completed cities bordering the field ``root``."""
-    stamp = np.zeros(MAX_TILES * MAX_SEGMENTS, np.bool_)
+def _field_cities(tiles, segs, root, found):
+    """Number of completed cities bordering the field ``root`` (``found``: scratch list)."""
     cities = 0
     m = root
     while True:
@@ -174,9 +174,15 @@ def _field_cities(tiles, segs, root):
         while bits:
             if bits & 1:
                 cr = find(segs, mslot * MAX_SEGMENTS + c)
-                if segs[cr, S_OPEN] == 0 and not stamp[cr]:
-                    stamp[cr] = True
-                    cities += 1
+                if segs[cr, S_OPEN] == 0:
+                    seen = False
+                    for i in range(cities):
+                        if found[i] == cr:
+                            seen = True
+                            break
+                    if not seen:
+                        found[cities] = cr
+                        cities += 1
             bits >>= 1
             c += 1
         m = segs[m, S_NEXT]
@@ -202,7 +208,7 @@ def feature_value(board, tiles, segs, pool, start, roots, n, complete):
         return (9 if complete else ntiles), ntiles, CLOISTER
     ntiles = _distinct_tiles(segs, pool, start, roots, n)
     if kind == FIELD:
-        return 3 * _field_cities(tiles, segs, r0), ntiles, FIELD
+        return 3 * _field_cities(tiles, segs, r0, roots[1:]), ntiles, FIELD  # roots[1:] unused
     if kind == LABYRINTH or (kind == ROAD and segs[r0, S_HUBLINK] > 0):
         followers = 0
         for i in range(n):
@@ -256,8 +262,6 @@ def score_turn(board, ints, tiles, segs, events, pool):
     slot = ints[R_LAST]
     t = tiles[slot, 0]
     base = slot * MAX_SEGMENTS
-    roots = roots_buffer()
-    counts = np.zeros(MAX_PLAYERS, np.int64)
     for k in range(NSEG[t]):
         kind = SEG_KIND[t, k]
         if kind != ROAD and kind != CITY and kind != LABYRINTH:
@@ -265,6 +269,7 @@ def score_turn(board, ints, tiles, segs, events, pool):
         root = find(segs, base + k)
         if segs[root, S_DONE] or segs[root, S_OPEN] != 0:
             continue  # (an open part means an open labyrinth network, too)
+        roots, counts = scratch(ints)  # views made only on the rare completing turns
         n = feature_roots(board, tiles, segs, root, roots)
         open_sides, _ = network_summary(segs, roots, n, counts)
         if open_sides != 0:
@@ -290,6 +295,7 @@ def score_turn(board, ints, tiles, segs, events, pool):
         g = s * MAX_SEGMENTS + k
         if segs[g, S_OWNER] >= 0 and segs[g, S_DONE] == 0 and neighbour_count(board, c) == 8:
             segs[g, S_DONE] = 1
+            roots, counts = scratch(ints)
             roots[0] = g
             network_summary(segs, roots, 1, counts)
             ok = (
@@ -305,15 +311,14 @@ def final_scoring(board, ints, tiles, segs, events, pool):
     """End-of-game scoring: incomplete roads, cities, labyrinth networks, cloisters; fields."""
     ok = True
     nslots = ints[R_NSLOTS]
-    roots = roots_buffer()
-    counts = np.zeros(MAX_PLAYERS, np.int64)
+    roots, counts = scratch(ints)
     for field_pass in range(2):
         for g in range(nslots * MAX_SEGMENTS):
             kind = segs[g, S_KIND]
             if kind < 0 or segs[g, S_PARENT] != g or segs[g, S_DONE]:
                 continue
-            if (kind == FIELD) != (field_pass == 1):
-                continue
+            if (kind == FIELD) != (field_pass == 1) or follower_total(segs, g) == 0:
+                continue  # (a network is scored from any of its roots holding followers)
             n = feature_roots(board, tiles, segs, g, roots)
             network_summary(segs, roots, n, counts)
             for i in range(n):
