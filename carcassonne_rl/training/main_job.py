@@ -2,7 +2,7 @@
 benchmark of each trained agent against the random and greedy baselines (arena, duplicate
 deals, 95% intervals), printed as one table and saved in ``OUT/results.md``/``.json``.
 
-Default budget (about 12 minutes on 2 CPU cores): ``TILE_STEPS`` steps of the tile game and
+Default budget (about 11 minutes on 2 CPU cores): ``TILE_STEPS`` steps of the tile game and
 ``CARD_STEPS`` of the card game, each after a warm start that imitates 100 greedy games
 (``warm_start.py``); ``--scale`` multiplies the steps (CI uses a tiny scale).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from .train_config import TrainConfig
 
 TILE_STEPS = 40_000
-CARD_STEPS = 100_000
+CARD_STEPS = 60_000
 EVAL_DEALS = 100
 
 
