@@ -3,9 +3,15 @@
 # Usage: bash benchmarks/run_all.sh [SECONDS]   (default 10 s per measurement)
 set -euo pipefail
 S="${1:-10}"
-for players in 2 3 4 5; do
+for exp in "" messages labyrinth messages,labyrinth; do
+  carcassonne-rl bench engine --game carcassonne --seconds "$S" --expansions "$exp"
+done
+for players in 3 4 5; do
   carcassonne-rl bench engine --game carcassonne --players "$players" --seconds "$S"
 done
 for players in 2 3 4 5; do
   carcassonne-rl bench engine --game cardcassonne --players "$players" --seconds "$S"
 done
+carcassonne-rl bench env --env carcassonne_v0 --seconds "$S"
+carcassonne-rl bench env --env carcassonne_v0 --seconds "$S" --expansions messages,labyrinth
+carcassonne-rl bench env --env cardcassonne_v0 --seconds "$S"
