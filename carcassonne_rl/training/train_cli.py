@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import fields
 from pathlib import Path
 
 from .cli_args import expansions as _expansions
@@ -25,6 +26,13 @@ def add_train_parser(sub) -> None:
     p.add_argument("--eval-every", type=int, default=TrainConfig.eval_every)
     p.add_argument("--eval-deals", type=_positive_int, default=TrainConfig.eval_deals)
     p.add_argument("--snapshot-every", type=int, default=TrainConfig.snapshot_every)
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="any other TrainConfig field, e.g. --set channels=16 --set warm_start_games=0",
+    )
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true")
 
@@ -53,6 +61,7 @@ def run_train(args: argparse.Namespace) -> int:
     )
     if args.envs:
         kwargs["n_envs"] = args.envs
+    kwargs.update(parse_overrides(args.set))
     config = TrainConfig(**kwargs)
     if args.resume:
         config = TrainConfig.load(Path(args.out) / "config.json")
@@ -60,6 +69,30 @@ def run_train(args: argparse.Namespace) -> int:
     train(config, args.out, resume=args.resume, progress=not args.no_progress)
     print(f"run saved in {args.out} (final_model.zip, eval_history.json, plots/training.png)")
     return 0
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``["channels=16", "learning_rate=1e-3"]`` -> typed TrainConfig field values."""
+    types = {f.name: f.type for f in fields(TrainConfig)}
+    out = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or name not in types:
+            known = ", ".join(sorted(types))
+            raise SystemExit(f"--set {item!r}: expected FIELD=VALUE with FIELD one of: {known}")
+        kind = str(types[name])
+        try:
+            if kind.startswith("tuple"):
+                out[name] = tuple(v for v in text.split(",") if v)
+            elif kind.startswith("int"):
+                out[name] = None if text == "None" else int(text)
+            elif kind == "float":
+                out[name] = float(text)
+            else:
+                out[name] = text
+        except ValueError:
+            raise SystemExit(f"--set {item!r}: {text!r} is not a valid {kind}") from None
+    return out
 
 
 def model_and_config(run: str | Path) -> tuple[Path, dict]:

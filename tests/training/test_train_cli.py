@@ -12,9 +12,11 @@ from carcassonne_rl.training.cli import main
 def test_train_then_evaluate_commands(tmp_path, capsys) -> None:
     run = tmp_path / "card"
     args = ["train", "--game", "cardcassonne", "--timesteps", "64", "--out", str(run)]
-    assert main(args + ["--envs", "1", "--eval-every", "0", "--no-progress"]) == 0
+    sets = ["--set", "warm_start_games=1", "--set", "hidden=32", "--set", "learning_rate=1e-3"]
+    assert main(args + ["--envs", "1", "--eval-every", "0", "--no-progress", *sets]) == 0
     config = json.loads((run / "config.json").read_text())
     assert config["game"] == "cardcassonne" and config["timesteps"] == 64
+    assert (config["warm_start_games"], config["hidden"], config["learning_rate"]) == (1, 32, 1e-3)
     assert (run / "final_model.zip").exists()
     assert main(["evaluate", str(run), "--games", "1", "--opponents", "random"]) == 0
     out = capsys.readouterr().out
@@ -30,6 +32,8 @@ def test_bad_training_arguments_are_rejected(tmp_path) -> None:
         main(["train", "--timesteps", "0", "--out", str(tmp_path)])
     with pytest.raises(SystemExit):
         main(["train", "--expansions", "dragons", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit, match="FIELD=VALUE"):
+        main(["train", "--set", "chanels=3", "--out", str(tmp_path)])
     with pytest.raises(FileNotFoundError, match="no model"):
         main(["evaluate", str(tmp_path / "missing")])
 
