@@ -171,6 +171,8 @@ class SelfPlayCallback(BaseCallback):
             opp = row["opponent"]
             entry[opp] = row
             self.logger.record(f"eval/win_rate_vs_{opp}", row["win_rate"])
+            self.logger.record(f"eval/win_rate_vs_{opp}_ci95_low", row["win_rate_ci95"][0])
+            self.logger.record(f"eval/win_rate_vs_{opp}_ci95_high", row["win_rate_ci95"][1])
             self.logger.record(f"eval/margin_vs_{opp}", row["mean_margin"])
         self.state.setdefault("evals", []).append(entry)
         path.unlink(missing_ok=True)
