@@ -24,6 +24,7 @@ def read_scalars(tb_dir: Path, tag: str) -> np.ndarray:
 def plot_training(out: Path) -> Path:
     """Write ``plots/training.png`` for the run in ``out``; returns its path."""
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
+    from matplotlib.ticker import FuncFormatter
 
     out = Path(out)
     (out / "plots").mkdir(exist_ok=True)
@@ -32,6 +33,8 @@ def plot_training(out: Path) -> Path:
     evals = json.loads(history_file.read_text()) if history_file.exists() else []
     fig = Figure(figsize=(11, 4))
     ax1, ax2 = fig.subplots(1, 2)
+    for ax in (ax1, ax2):  # 50k, 100k, ... instead of colliding long numbers
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
     if len(rewards):
         ax1.plot(rewards[:, 0], rewards[:, 1], color="#2a6f97")
     ax1.set_title("mean episode reward (learner)")
