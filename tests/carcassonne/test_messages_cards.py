@@ -22,6 +22,8 @@ D a field on its N side.
 """
 
 import pytest
+from messages_helpers import award as _award
+from messages_helpers import play as _play
 
 from carcassonne_rl.games.carcassonne import GameConfig, IllegalActionError, new_game
 
@@ -29,19 +31,6 @@ from carcassonne_rl.games.carcassonne import GameConfig, IllegalActionError, new
 def _game(draw_order, message_order, players=2):
     cfg = GameConfig(players=players, expansions=("messages",))
     return new_game(cfg, draw_order=draw_order, message_order=message_order)
-
-
-def _award(s, player, points, figure):
-    """The pending award must be `points` (computed by hand) for `player`; move `figure`."""
-    assert s.phase == "choose_figure"
-    assert s.current_player == player
-    assert s.pending_award == (player, points)
-    s.apply(f"figure:{figure}")
-
-
-def _play(s, *moves):
-    for m in moves:
-        s.apply(m)
 
 
 def _close_road_and_draw(s, card, figure_b=0):

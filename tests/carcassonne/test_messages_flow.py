@@ -16,6 +16,8 @@ Recurring pieces (printed N E S W; rotation r shows the printed side (s - r) mod
 """
 
 import pytest
+from messages_helpers import award as _award
+from messages_helpers import play as _play
 
 from carcassonne_rl.games.carcassonne import GameConfig, IllegalActionError, new_game
 
@@ -23,19 +25,6 @@ from carcassonne_rl.games.carcassonne import GameConfig, IllegalActionError, new
 def _game(draw_order, message_order, players=2, figure_choice="player"):
     cfg = GameConfig(players=players, expansions=("messages",), figure_choice=figure_choice)
     return new_game(cfg, draw_order=draw_order, message_order=message_order)
-
-
-def _award(s, player, points, figure):
-    """The pending award must be `points` (computed by hand) for `player`; move `figure`."""
-    assert s.phase == "choose_figure"
-    assert s.current_player == player
-    assert s.pending_award == (player, points)
-    s.apply(f"figure:{figure}")
-
-
-def _play(s, *moves):
-    for m in moves:
-        s.apply(m)
 
 
 def test_dark_space_gives_a_message_and_the_two_point_option():

@@ -10,6 +10,8 @@ Tiles (printed N E S W; rotation r shows the printed side (s - r) mod 4 at side 
 """
 
 import pytest
+from messages_helpers import award as _award
+from messages_helpers import play as _play
 
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
@@ -17,19 +19,6 @@ from carcassonne_rl.games.carcassonne import GameConfig, new_game
 def _game(draw_order, message_order):
     cfg = GameConfig(players=2, expansions=("messages", "labyrinth"))
     return new_game(cfg, draw_order=draw_order, message_order=message_order)
-
-
-def _award(s, player, points, figure):
-    """The pending award must be `points` (computed by hand) for `player`; move `figure`."""
-    assert s.phase == "choose_figure"
-    assert s.current_player == player
-    assert s.pending_award == (player, points)
-    s.apply(f"figure:{figure}")
-
-
-def _play(s, *moves):
-    for m in moves:
-        s.apply(m)
 
 
 def _minority_on_a_labyrinth(card):
