@@ -8,23 +8,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .arena import Setup
+
 GAMES = ("carcassonne", "cardcassonne")
 
 
 def game_factory(game: str, players: int, expansions: tuple[str, ...] = ()) -> Callable[[int], Any]:
-    """``seed -> new state`` for the named game."""
-    if game == "carcassonne":
-        from carcassonne_rl.games.carcassonne import GameConfig, new_game
-
-        return lambda seed: new_game(GameConfig(players=players, seed=seed, expansions=expansions))
-    if expansions:
-        raise ValueError(f"expansions {expansions} apply to the tile game only")
-    if game == "cardcassonne":
-        from carcassonne_rl.games.cardcassonne import CardGameConfig
-        from carcassonne_rl.games.cardcassonne import new_game as new_card_game
-
-        return lambda seed: new_card_game(CardGameConfig(players=players, seed=seed))
-    raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+    """``seed -> new state`` for the named game (see ``arena.Setup``)."""
+    return Setup(game, players, tuple(expansions)).new_state
 
 
 def play_random_game(state: Any, rng: random.Random) -> tuple[int, int]:

@@ -18,20 +18,10 @@ import torch
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.policy_agent import make_encoder
 
+from .arena import Setup
 from .train_config import TrainConfig
 
 SCORE_SCALE = 100.0  # as the env's "score_diff" reward mode
-
-
-def _new_state(config: TrainConfig, seed: int):
-    if config.game == "carcassonne":
-        from carcassonne_rl.games.carcassonne import GameConfig, new_game
-
-        return new_game(GameConfig(config.players, seed=seed, expansions=config.expansions))
-    from carcassonne_rl.games.cardcassonne import CardGameConfig
-    from carcassonne_rl.games.cardcassonne import new_game as new_card_game
-
-    return new_card_game(CardGameConfig(players=config.players, seed=seed))
 
 
 def _terminal(scores: np.ndarray, winners: list[int], seat: int) -> float:
@@ -50,9 +40,10 @@ def collect(config: TrainConfig, games: int, seed: int = 10_000) -> dict[str, np
     """Demonstrations of ``config.warm_start_agent`` playing all seats of ``games`` games."""
     encoder = make_encoder(config.game, config.expansions, config.window)
     flat = config.game == "carcassonne"
+    setup = Setup(config.game, config.players, config.expansions)
     obs, masks, actions, seats, diffs, returns = [], [], [], [], [], []
     for g in range(games):
-        state = _new_state(config, seed + g)
+        state = setup.new_state(seed + g)
         agents = [
             make_agent(config.warm_start_agent, config.game, seed=seed + 97 * g + p)
             for p in range(config.players)

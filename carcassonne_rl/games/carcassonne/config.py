@@ -96,18 +96,21 @@ class GameConfig:
 
 def draw_pile_counts(config: GameConfig) -> dict[str, int]:
     """Tiles of the draw pile: the box less the start tile, plus the labyrinths if enabled."""
+    return dict(_pile_counts(config.labyrinth_tiles if config.labyrinth else 0))
+
+
+@lru_cache(maxsize=16)
+def _pile_counts(labyrinth_tiles: int) -> tuple[tuple[str, int], ...]:
     counts = dict(BOX_COUNTS)
     counts[START_TILE] -= 1
-    counts[LABYRINTH_TILE] = config.labyrinth_tiles if config.labyrinth else 0
-    return counts
+    counts[LABYRINTH_TILE] = labyrinth_tiles
+    return tuple(counts.items())
 
 
 @lru_cache(maxsize=16)
 def _pile_letters(labyrinth_tiles: int) -> np.ndarray:
-    counts = dict(BOX_COUNTS)
-    counts[START_TILE] -= 1
-    counts[LABYRINTH_TILE] = labyrinth_tiles
-    return np.frombuffer("".join(c * n for c, n in counts.items()).encode(), np.uint8)
+    letters = "".join(c * n for c, n in _pile_counts(labyrinth_tiles))
+    return np.frombuffer(letters.encode(), np.uint8)
 
 
 def shuffled_deck(config: GameConfig) -> tuple[str, str]:

@@ -69,6 +69,15 @@ def draw_next(board, ints, tiles, segs, events, pool):
 
 
 @njit(cache=True, nogil=True)
+def end_turn(board, ints, tiles, segs, events, pool):
+    """Pass the turn to the next seat and draw its tile (or end the game)."""
+    ints[R_TURN] += 1
+    ints[R_ACTIVE] = (ints[R_ACTIVE] + 1) % ints[R_NPLAYERS]
+    ints[R_PLAYER] = ints[R_ACTIVE]
+    return draw_next(board, ints, tiles, segs, events, pool)
+
+
+@njit(cache=True, nogil=True)
 def _two_options(ints, phase, player):
     ints[R_PHASE] = phase
     ints[R_PLAYER] = player
@@ -97,10 +106,7 @@ def advance(board, ints, tiles, segs, events, pool):
         _two_options(ints, PHASE_MESSAGE, ints[R_ACTIVE])
         return ok
     ints[R_CARD] = 0
-    ints[R_TURN] += 1
-    ints[R_ACTIVE] = (ints[R_ACTIVE] + 1) % ints[R_NPLAYERS]
-    ints[R_PLAYER] = ints[R_ACTIVE]
-    return draw_next(board, ints, tiles, segs, events, pool) and ok
+    return end_turn(board, ints, tiles, segs, events, pool) and ok
 
 
 @njit(cache=True, nogil=True)
@@ -157,10 +163,7 @@ def apply_action(board, ints, tiles, segs, events, pool, code):
             ints[R_FOLLOWERS + p] -= 1
         ok = score_turn(board, ints, tiles, segs, events, pool)
         if ints[R_MESSAGES] == 0:  # base game fast path: the turn ends here
-            ints[R_TURN] += 1
-            ints[R_ACTIVE] = (p + 1) % ints[R_NPLAYERS]
-            ints[R_PLAYER] = ints[R_ACTIVE]
-            ok = draw_next(board, ints, tiles, segs, events, pool) and ok
+            ok = end_turn(board, ints, tiles, segs, events, pool) and ok
             return OK if ok else ERR_LOG_FULL
     elif phase == PHASE_FIGURE:
         ok = resolve_award(ints, events, code)
