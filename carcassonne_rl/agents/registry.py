@@ -1,8 +1,10 @@
 """Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
 
 Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``, ``mcts``
-(``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision), and
-``policy:PATH`` for a model saved by the trainer (``runs/NAME/final_model.zip``).
+(``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
+``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
+network-guided search with 200 simulations), and ``policy:PATH`` for a model saved by a
+trainer (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from .base import Agent
 
 GAMES = ("carcassonne", "cardcassonne")
-NAMES = ("random", "greedy", "mcts")
+NAMES = ("random", "greedy", "mcts", "pretrained")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
@@ -18,15 +20,24 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
     if spec.strip().startswith("policy:"):
-        from .policy_agent import PolicyAgent
-
-        agent = PolicyAgent.load(spec.strip()[len("policy:") :], seed=seed)
-        if agent.game != game:
-            raise ValueError(f"{spec!r} plays {agent.game}, not {game}")
+        agent = load_trained(spec.strip()[len("policy:") :], game, seed)
+        agent.name = spec.strip()
         return agent
     name, *params = spec.strip().lower().split(":")
     if name not in NAMES:
         raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")
+    if name == "pretrained":
+        from .pretrained import make_pretrained
+
+        if len(params) > 1:
+            raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
+        try:
+            sims = int(params[0]) if params else None
+        except ValueError:
+            raise ValueError(f"bad spec {spec!r}: SIMS must be an integer") from None
+        agent = make_pretrained(game, sims, seed)
+        agent.name = spec.strip().lower()
+        return agent
     if name != "mcts" and params:
         raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")
     if name == "random":
@@ -59,4 +70,29 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 
             agent = CardMCTSAgent(sims, limit, seed)
     agent.name = spec.strip().lower()
+    return agent
+
+
+def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
+    """A trained model as an agent: a MaskablePPO ``.zip``, a value-network ``.npz`` or a run
+    folder holding either (``final_model.zip`` / ``final_model.npz``)."""
+    from pathlib import Path
+
+    target = Path(path)
+    if target.is_dir():
+        for name in ("final_model.npz", "final_model.zip"):
+            if (target / name).exists():
+                target = target / name
+                break
+    if target.suffix == ".npz":
+        from .afterstate_agent import AfterstateAgent, load_value_net
+
+        if game != "carcassonne":
+            raise ValueError(f"policy:{path} is a tile-game value network, not for {game}")
+        return AfterstateAgent(load_value_net(target), seed=seed)
+    from .policy_agent import PolicyAgent
+
+    agent = PolicyAgent.load(target, seed=seed)
+    if agent.game != game:
+        raise ValueError(f"policy:{path} plays {agent.game}, not {game}")
     return agent

@@ -32,6 +32,7 @@ def _add_bench_parser(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from .arena_cli import add_arena_parser
+    from .export_model import add_export_parser
     from .main_job import add_main_parser
     from .train_cli import add_evaluate_parser, add_train_parser
 
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_parser(sub)
     add_evaluate_parser(sub)
     add_arena_parser(sub)
+    add_export_parser(sub)
     _add_bench_parser(sub)
     return parser
 
@@ -73,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         from .train_cli import run_evaluate
 
         return run_evaluate(args)
+    if args.command == "export":
+        from .export_model import run_export
+
+        return run_export(args)
     if args.command == "main":
         from .main_job import run_main
 

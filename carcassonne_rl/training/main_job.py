@@ -2,9 +2,10 @@
 benchmark of each trained agent against the random and greedy baselines (arena, duplicate
 deals, 95% intervals), printed as one table and saved in ``OUT/results.md``/``.json``.
 
-Default budget (about 11 minutes on 2 CPU cores): ``TILE_STEPS`` steps of the tile game and
-``CARD_STEPS`` of the card game, each after a warm start that imitates 100 greedy games
-(``warm_start.py``); ``--scale`` multiplies the steps (CI uses a tiny scale).
+Default budget: the card game by MaskablePPO, ``CARD_STEPS`` steps after a warm start that
+imitates 100 greedy games (``warm_start.py``); the tile game by afterstate TD(lambda)
+(``afterstate_td.py``), ``TILE_POSITIONS`` positions learnt from self-play; ``--scale``
+multiplies both (CI uses a tiny scale).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from pathlib import Path
 
 from .train_config import TrainConfig
 
-TILE_STEPS = 40_000
-CARD_STEPS = 60_000
+TILE_POSITIONS = 100_000
+CARD_STEPS = 150_000
 EVAL_DEALS = 100
 
 
@@ -32,6 +33,7 @@ def add_main_parser(sub) -> None:
 
 
 def run_main(args: argparse.Namespace) -> int:
+    from .afterstate_td import AfterstateConfig, train_afterstate
     from .evaluation import evaluate_model_file, markdown_rows
     from .selfplay import train
 
@@ -40,29 +42,45 @@ def run_main(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"scale": args.scale, "seed": args.seed, "games": {}}
     tables = []
-    for game, steps in (("cardcassonne", CARD_STEPS), ("carcassonne", TILE_STEPS)):
+    for game, steps in (("cardcassonne", CARD_STEPS), ("carcassonne", TILE_POSITIONS)):
         timesteps = max(256, int(steps * args.scale))
-        config = TrainConfig(
-            game=game,
-            timesteps=timesteps,
-            seed=args.seed,
-            snapshot_every=max(1, timesteps // 6),
-            eval_every=max(1, timesteps // 3),
-            checkpoint_every=max(1, timesteps // 3),
-            eval_deals=10 if args.scale >= 0.5 else 1,
-            warm_start_games=max(1, round(TrainConfig.warm_start_games * min(1.0, args.scale))),
-        )
         run = args.out / game
         print(f"== training {game}: {timesteps} steps -> {run}", flush=True)
         t0 = time.time()
-        train(config, run, resume=(run / "trainer_state.json").exists(),
-              progress=not args.no_progress)  # fmt: skip
+        if game == "carcassonne":
+            tile_config = AfterstateConfig(
+                timesteps=timesteps,
+                seed=args.seed,
+                warm_games=max(4, round(AfterstateConfig.warm_games * min(1.0, args.scale))),
+                games_per_iteration=48 if args.scale >= 0.5 else 4,
+                snapshot_every=0,
+                eval_every=0,
+                eval_deals=10 if args.scale >= 0.5 else 1,
+                baselines=("greedy",),
+            )
+            resume = (run / "checkpoints" / "trainer_state.json").exists()
+            train_afterstate(tile_config, run, resume=resume, progress=not args.no_progress)
+            model_file = run / "final_model.npz"
+        else:
+            config = TrainConfig(
+                game=game,
+                timesteps=timesteps,
+                seed=args.seed,
+                snapshot_every=max(1, timesteps // 6),
+                eval_every=max(1, timesteps // 3),
+                checkpoint_every=max(1, timesteps // 3),
+                eval_deals=10 if args.scale >= 0.5 else 1,
+                warm_start_games=max(1, round(TrainConfig.warm_start_games * min(1.0, args.scale))),
+            )
+            train(config, run, resume=(run / "trainer_state.json").exists(),
+                  progress=not args.no_progress)  # fmt: skip
+            model_file = run / "final_model.zip"
         train_s = time.time() - t0
         print(
             f"== benchmarking {game} vs random, greedy ({args.eval_deals} deals each)", flush=True
         )
         rows = evaluate_model_file(
-            run / "final_model.zip", game, 2, (), ("random", "greedy"),
+            model_file, game, 2, (), ("random", "greedy"),
             deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
         )  # fmt: skip
         summary["games"][game] = {"timesteps": timesteps, "train_seconds": train_s, "vs": rows}

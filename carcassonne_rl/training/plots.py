@@ -28,7 +28,11 @@ def plot_training(out: Path) -> Path:
 
     out = Path(out)
     (out / "plots").mkdir(exist_ok=True)
+    curve_title = "mean episode reward (learner)"
     rewards = read_scalars(out / "tb", "rollout/ep_rew_mean")
+    if not len(rewards):  # afterstate-TD runs log their value loss instead
+        curve_title = "value loss (TD targets)"
+        rewards = read_scalars(out / "tb", "train/value_loss")
     history_file = out / "eval_history.json"
     evals = json.loads(history_file.read_text()) if history_file.exists() else []
     fig = Figure(figsize=(11, 4))
@@ -37,7 +41,7 @@ def plot_training(out: Path) -> Path:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
     if len(rewards):
         ax1.plot(rewards[:, 0], rewards[:, 1], color="#2a6f97")
-    ax1.set_title("mean episode reward (learner)")
+    ax1.set_title(curve_title)
     ax1.set_xlabel("timesteps")
     ax1.grid(alpha=0.3)
     opponents = [k for k in (evals[0] if evals else {}) if k not in ("timesteps", "wall_s")]

@@ -15,8 +15,15 @@ _positive_int = positive(int)
 
 
 def add_train_parser(sub) -> None:
-    p = sub.add_parser("train", help="self-play training with MaskablePPO")
+    p = sub.add_parser("train", help="self-play training (MaskablePPO or afterstate TD)")
     p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
+    p.add_argument(
+        "--algo",
+        choices=["ppo", "afterstate"],
+        default="ppo",
+        help="ppo: MaskablePPO (both games); afterstate: afterstate values learnt by "
+        "TD(lambda) self-play (tile game; --timesteps counts positions learnt from)",
+    )
     p.add_argument("--players", type=int, choices=range(2, 6), default=2)
     p.add_argument("--expansions", type=_expansions, default=())
     p.add_argument("--timesteps", type=_positive_int, default=TrainConfig.timesteps)
@@ -39,7 +46,7 @@ def add_train_parser(sub) -> None:
 
 def add_evaluate_parser(sub) -> None:
     p = sub.add_parser("evaluate", help="arena games of a trained run vs baselines")
-    p.add_argument("run", help="run folder (holds final_model.zip) or a model .zip")
+    p.add_argument("run", help="run folder (holds final_model.zip/.npz) or a model file")
     p.add_argument("--games", type=_positive_int, default=100, help="deals (x seats games)")
     p.add_argument("--opponents", default="random,greedy")
     p.add_argument("--workers", type=_positive_int, default=1)
@@ -47,6 +54,8 @@ def add_evaluate_parser(sub) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    if args.algo == "afterstate":
+        return _run_train_afterstate(args)
     from .selfplay import train
 
     kwargs = dict(
@@ -61,7 +70,7 @@ def run_train(args: argparse.Namespace) -> int:
     )
     if args.envs:
         kwargs["n_envs"] = args.envs
-    kwargs.update(parse_overrides(args.set))
+    kwargs.update(parse_overrides(args.set, TrainConfig))
     config = TrainConfig(**kwargs)
     if args.resume:
         config = TrainConfig.load(Path(args.out) / "config.json")
@@ -71,9 +80,38 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def parse_overrides(items: list[str]) -> dict:
-    """``["channels=16", "learning_rate=1e-3"]`` -> typed TrainConfig field values."""
-    types = {f.name: f.type for f in fields(TrainConfig)}
+def _run_train_afterstate(args: argparse.Namespace) -> int:
+    from .afterstate_td import AfterstateConfig, train_afterstate
+
+    if args.game != "carcassonne":
+        raise SystemExit("--algo afterstate trains the tile game only (--game carcassonne)")
+    kwargs = dict(
+        players=args.players,
+        expansions=args.expansions,
+        timesteps=args.timesteps,
+        seed=args.seed,
+        eval_every=args.eval_every,
+        eval_deals=args.eval_deals,
+        snapshot_every=args.snapshot_every,
+    )
+    if args.envs:
+        kwargs["workers"] = args.envs
+    kwargs.update(parse_overrides(args.set, AfterstateConfig))
+    try:
+        config = AfterstateConfig(**kwargs)
+        if args.resume:
+            config = AfterstateConfig.load(Path(args.out) / "config.json")
+            config.timesteps = args.timesteps
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"train: {exc}") from None
+    train_afterstate(config, args.out, resume=args.resume, progress=not args.no_progress)
+    print(f"run saved in {args.out} (final_model.npz, eval_history.json, plots/training.png)")
+    return 0
+
+
+def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
+    """``["channels=16", "learning_rate=1e-3"]`` -> typed config field values."""
+    types = {f.name: f.type for f in fields(config_class)}
     out = {}
     for item in items:
         name, sep, text = item.partition("=")
@@ -98,7 +136,10 @@ def parse_overrides(items: list[str]) -> dict:
 def model_and_config(run: str | Path) -> tuple[Path, dict]:
     """The model file of a run folder (or a model path) and the run's config dict."""
     run = Path(run)
-    model = run / "final_model.zip" if run.is_dir() else run
+    model = run
+    if run.is_dir():
+        npz = run / "final_model.npz"
+        model = npz if npz.exists() else run / "final_model.zip"
     if not model.exists():
         raise FileNotFoundError(f"no model at {model}")
     for folder in (model.parent, model.parent.parent):

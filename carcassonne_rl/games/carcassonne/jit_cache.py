@@ -24,6 +24,7 @@ SOURCES = (
     "games/carcassonne/kernels.py",
     "encoders/tile_kernels.py",
     "agents/tile_eval.py",
+    "encoders/afterstate_features.py",
 )
 _STAMP = "carcassonne_kernels.sha256"
 

@@ -1,0 +1,114 @@
+"""A small multilayer perceptron evaluated with numpy, stored as tensors only (``.npz``).
+
+Trained agents that must load anywhere (no torch, no pickle, no network) keep their weights
+in an ``.npz`` file: arrays ``w0, b0, w1, b1, ...`` plus ``meta``, a JSON document encoded as
+a uint8 array. Loading uses ``np.load(..., allow_pickle=False)``: a model file can hold
+numbers and that JSON text, never code.
+
+Hidden layers use ``meta["activation"]`` (``relu``, the default, or ``tanh``); the output
+layer is linear, optionally followed by ``tanh`` (``meta["output"]``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def single_threaded_blas() -> None:
+    """Make numpy's BLAS single-threaded in this process (once).
+
+    The value networks multiply small matrices (tens of rows): on one thread that takes
+    microseconds, while a multi-threaded BLAS spends milliseconds handing work to threads
+    and, with one process per core, oversubscribes the cores."""
+    global _BLAS_LIMITED
+    if not _BLAS_LIMITED:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
+        _BLAS_LIMITED = True
+
+
+_BLAS_LIMITED = False
+
+
+class ModelFileError(ValueError):
+    """A model file that is missing, unreadable or not what the caller expects."""
+
+
+class MLP:
+    """``layers`` = [(weight[in, out], bias[out]), ...]; ``meta`` describes the model."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
+        self.layers = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32))
+                       for w, b in layers]  # fmt: skip
+        self.meta = dict(meta)
+        for (w, b), (w2, _) in zip(self.layers, self.layers[1:], strict=False):
+            if w.shape[1] != w2.shape[0] or b.shape != (w.shape[1],):
+                raise ModelFileError("layer shapes do not chain")
+        if self.meta.get("activation", "relu") not in ("relu", "tanh"):
+            raise ModelFileError(f"unknown activation {self.meta.get('activation')!r}")
+
+    @property
+    def inputs(self) -> int:
+        return int(self.layers[0][0].shape[0])
+
+    @property
+    def outputs(self) -> int:
+        return int(self.layers[-1][0].shape[1])
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """Outputs for a batch ``x[batch, inputs]`` (float32)."""
+        h = np.asarray(x, np.float32)
+        last = len(self.layers) - 1
+        relu = self.meta.get("activation", "relu") == "relu"
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w
+            h += b
+            if i < last:
+                if relu:
+                    np.maximum(h, 0.0, out=h)
+                else:
+                    np.tanh(h, out=h)
+        if self.meta.get("output") == "tanh":
+            np.tanh(h, out=h)
+        return h
+
+    # ------------------------------------------------------------------ files
+    def arrays(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"w{i}"] = w
+            out[f"b{i}"] = b
+        out["meta"] = np.frombuffer(json.dumps(self.meta).encode(), np.uint8)
+        return out
+
+    def save(self, path: str | Path) -> None:
+        """Write the ``.npz`` (to a temporary name first, then renamed into place)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez(f, **self.arrays())
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path, kind: str | None = None) -> MLP:
+        """Read a model file; ``kind`` checks ``meta["kind"]``."""
+        path = Path(path)
+        if not path.is_file():
+            raise ModelFileError(f"no model file at {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(bytes(data["meta"]).decode())
+                n = sum(1 for k in data.files if k.startswith("w"))
+                layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+            raise ModelFileError(f"{path} is not a model file of this package: {exc}") from None
+        if not layers:
+            raise ModelFileError(f"{path} holds no layers")
+        if kind is not None and meta.get("kind") != kind:
+            raise ModelFileError(f"{path} holds a {meta.get('kind')!r} model, not {kind!r}")
+        return cls(layers, meta)

@@ -1,0 +1,141 @@
+"""The afterstate-TD trainer on tiny budgets: targets, run folder, kill and resume, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents.afterstate_agent import load_value_net
+from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES
+from carcassonne_rl.training.afterstate_td import (
+    AfterstateConfig,
+    Learner,
+    export,
+    play_games,
+)
+
+TINY = [
+    "--set", "warm_games=4", "--set", "games_per_iteration=4", "--set", "games_in_flight=2",
+    "--set", "checkpoint_every=1", "--set", "hidden=16,8", "--eval-every", "0",
+    "--eval-deals", "1", "--envs", "1", "--no-progress",
+]  # fmt: skip
+
+
+def _cli(*args: str, **kwargs) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    cmd = [sys.executable, "-m", "carcassonne_rl.training.cli", *args]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kwargs)  # fmt: skip
+
+
+def test_targets_of_greedy_games_are_the_final_margins() -> None:
+    """Warm-up games (greedy vs greedy) learn Monte-Carlo targets: every position of a seat
+    gets tanh(final margin / scale) of that seat, from a fresh game replayed independently."""
+    from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
+    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+    config = AfterstateConfig(workers=1, value_scale=30.0)
+    out = play_games(config, None, {}, [5], [-1], seed=3)
+    s = new_game(GameConfig(players=2, seed=5))
+    greedy = TileGreedyAgent(seed=3)
+    turns = [0, 0]
+    while not s.is_over:
+        turn, mover = s.turn, s.active_player
+        s.apply_code(greedy.act(s, s.current_player))
+        if s.turn != turn and not s.is_over:
+            turns[mover] += 1
+    margins = [s.scores[0] - s.scores[1], s.scores[1] - s.scores[0]]
+    blocks = [np.full(n, math.tanh(m / 30.0)) for n, m in zip(turns, margins, strict=True)]
+    expected = np.concatenate(blocks)
+    assert out["x"].shape == (sum(turns), NUM_FEATURES)
+    assert np.allclose(out["y"], expected, atol=1e-6)
+
+
+def test_lambda_returns_bootstrap_on_the_networks_values() -> None:
+    config = AfterstateConfig(workers=1, td_lambda=0.5, hidden=(8,))
+    net = export(Learner(config).model, config)
+    out = play_games(config, net.layers, net.meta, [2], [-1], seed=1)
+    x, y = out["x"], out["y"]
+    assert len(x) > 60 and np.all(np.abs(y) <= 1.0)
+    # the seat-0 block comes first; its last target is the final outcome and each earlier
+    # one mixes the next position's value with the next target (lambda = 0.5)
+    v = net.forward(x)[:, 0]
+    ok = [math.isclose(y[t], 0.5 * v[t + 1] + 0.5 * y[t + 1], abs_tol=1e-5) for t in range(10)]
+    assert all(ok)
+
+
+def test_games_in_flight_play_as_they_would_alone() -> None:
+    """Valuing many games' options in one batch changes nothing: each game is played
+    exactly as when it runs alone."""
+    config = AfterstateConfig(workers=1, epsilon=0.3, hidden=(8,))
+    net = export(Learner(config).model, config)
+    together = play_games(config, net.layers, net.meta, [1, 2, 3], [-1, -1, -1], seed=4)
+    alone = [play_games(config, net.layers, net.meta, [d], [-1], seed=4) for d in (1, 2, 3)]
+    assert together["decisions"] == sum(a["decisions"] for a in alone)
+    assert np.array_equal(np.sort(together["y"]), np.sort(np.concatenate([a["y"] for a in alone])))
+    x_alone = np.concatenate([a["x"] for a in alone])
+    assert np.array_equal(np.unique(together["x"], axis=0), np.unique(x_alone, axis=0))
+
+
+def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
+    out = tmp_path / "run"
+    args = ["train", "--algo", "afterstate", "--timesteps", "2500", "--out", str(out), *TINY]
+    proc = _cli(*args)
+    state_file = out / "checkpoints" / "trainer_state.json"
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if state_file.exists() and json.loads(state_file.read_text())["iteration"] >= 2:
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    saved = json.loads(state_file.read_text())
+    assert not (out / "final_model.npz").exists()
+    done = _cli(*args, "--resume")
+    stdout, stderr = done.communicate(timeout=600)
+    assert done.returncode == 0, stderr
+    final = json.loads(state_file.read_text())
+    assert final["timesteps"] >= 2500 and final["iteration"] > saved["iteration"]
+    assert final["games"] > saved["games"]
+    assert not list(out.rglob("*.tmp"))
+    net = load_value_net(out / "final_model.npz")
+    assert net.inputs == NUM_FEATURES
+    history = json.loads((out / "eval_history.json").read_text())
+    assert history[-1]["timesteps"] == final["timesteps"]
+    assert {"random", "greedy"} <= set(history[-1])
+    assert (out / "plots" / "training.png").stat().st_size > 10_000
+    ev = _cli("evaluate", str(out), "--games", "1", "--opponents", "random")
+    stdout, stderr = ev.communicate(timeout=300)
+    assert ev.returncode == 0, stderr
+    assert "| random | 2 |" in stdout
+
+
+def test_afterstate_cli_errors_are_one_line(tmp_path) -> None:
+    bad = _cli("train", "--algo", "afterstate", "--game", "cardcassonne", "--out",
+               str(tmp_path / "x"), "--timesteps", "10")  # fmt: skip
+    _, stderr = bad.communicate(timeout=120)
+    assert bad.returncode != 0 and "tile game only" in stderr and "Traceback" not in stderr
+    bad = _cli("train", "--algo", "afterstate", "--out", str(tmp_path / "y"), "--timesteps",
+               "10", "--set", "td_lambda=2")  # fmt: skip
+    _, stderr = bad.communicate(timeout=120)
+    assert bad.returncode != 0 and "td_lambda" in stderr and "Traceback" not in stderr
+
+
+def test_config_round_trip_and_validation(tmp_path) -> None:
+    config = AfterstateConfig(hidden=(32, 16), expansions=("messages",))
+    config.save(tmp_path / "config.json")
+    assert AfterstateConfig.load(tmp_path / "config.json") == config
+    with pytest.raises(ValueError, match="tile game"):
+        AfterstateConfig(game="cardcassonne")
+    with pytest.raises(ValueError, match="hidden"):
+        AfterstateConfig(hidden=(0,))
