@@ -1,4 +1,5 @@
-"""The ``carcassonne-rl`` command line: main job, training, evaluation, arena, benchmarks."""
+"""The ``carcassonne-rl`` command line: main job, training, evaluation, arena, benchmarks,
+play and replay."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def _add_bench_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from carcassonne_rl.play.cli import add_play_parser, add_replay_parser
+
     from .arena_cli import add_arena_parser
     from .main_job import add_main_parser
     from .train_cli import add_evaluate_parser, add_train_parser
@@ -45,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluate_parser(sub)
     add_arena_parser(sub)
     _add_bench_parser(sub)
+    add_play_parser(sub)
+    add_replay_parser(sub)
     return parser
 
 
@@ -73,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         from .train_cli import run_evaluate
 
         return run_evaluate(args)
+    if args.command in ("play", "replay"):
+        from carcassonne_rl.play.cli import run_play, run_replay
+
+        return run_play(args) if args.command == "play" else run_replay(args)
     if args.command == "main":
         from .main_job import run_main
 
