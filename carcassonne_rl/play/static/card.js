@@ -143,7 +143,7 @@ const CardView = {
   },
 
   allHands(p) {
-    const div = el("div", { id: "hand" });
+    const div = el("div", { id: "hand", class: "spectator" });
     for (let s = 0; s < p.players; s += 1) {
       const line = el("div", { class: "spectator-hand" });
       line.append(el("span", { class: "label" }, `P${s} hand`));

@@ -170,6 +170,7 @@ const App = {
     if (payload.game === "carcassonne") TileView.render(payload);
     else CardView.render(payload);
     this.renderLog(payload);
+    this.renderEvents(payload);
   },
 
   statusLine(p) {
@@ -193,16 +194,23 @@ const App = {
       (e.final ? " (final)" : "");
   },
 
-  // The score events of the decision just made, listed one at a time.
-  showEvents(decision) {
-    if (!decision) return;
+  // Every score event so far, newest first (those of the last decision marked).
+  renderEvents(p) {
     const list = document.getElementById("events");
-    for (const e of decision.events) {
-      const item = el("li", {}, this.eventText(e));
+    list.innerHTML = "";
+    const events = p.score_events || [];
+    const latest = this.mode === "replay" ? p.log[p.step - 1] : p.log[p.log.length - 1];
+    const last = latest ? latest.events.length : 0;
+    events.forEach((e, i) => {
+      const item = el("li", { value: i + 1 }, this.eventText(e));
+      if (i >= events.length - last) item.classList.add("new");
       list.insertBefore(item, list.firstChild);
-    }
-    while (list.children.length > 40) list.removeChild(list.lastChild);
-    if (decision.events.length && this.payload.game === "carcassonne") {
+    });
+  },
+
+  // The tiles scored by the decision just made, outlined on the board.
+  showEvents(decision) {
+    if (decision && decision.events.length && this.payload.game === "carcassonne") {
       TileView.flashScored(decision.events);
     }
   },
@@ -249,8 +257,6 @@ const App = {
     this.render(p);
     document.getElementById("jump-step").value = p.step;
     document.getElementById("step-count").textContent = p.steps;
-    const events = document.getElementById("events");
-    events.innerHTML = "";
     if (p.step > 0) this.showEvents(p.log[p.step - 1]);
     history.replaceState(null, "", `/replay?step=${p.step}`);
   },
