@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from carcassonne_rl.games.cardcassonne import ACTIONS, KIND_NAMES, CardState, PlayerView, view
+from carcassonne_rl.games.cardcassonne.actions import PLAY_UP
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, COLOURS, ROW_NAMES, RULES
 from carcassonne_rl.games.cardcassonne.state import FACE_DOWN
 from carcassonne_rl.games.cardcassonne.views import HIDDEN
 
 from .tile_payload import score_event_dict
-
-PLAY_UP = 96
 
 
 def _cards(counts: tuple[int, ...] | list[int]) -> list[str]:

@@ -16,6 +16,7 @@ from carcassonne_rl.games.carcassonne import (
     FollowerPlacement,
     FollowerRecall,
     MessageChoice,
+    PlacedFollower,
     Placement,
     State,
 )
@@ -113,17 +114,7 @@ def tile_payload(state: State, seat: int | None) -> dict[str, Any]:
         "remaining": {k: v for k, v in state.remaining_tiles().items() if v},
         "discarded": state.discarded,
         "tiles": [list(t) for t in state.placed_tiles()],
-        "followers": [
-            {
-                "player": f.player,
-                "x": f.x,
-                "y": f.y,
-                "location": f.location,
-                "spot": follower_spot(*_tile_of(state, f.x, f.y), f.location)[:2],
-                "lying": follower_spot(*_tile_of(state, f.x, f.y), f.location)[2],
-            }
-            for f in state.placed_followers()
-        ],
+        "followers": [_follower(state, f) for f in state.placed_followers()],
         "score_events": [score_event_dict(e) for e in state.score_events],
         "messages": None,
         "legal": None,
@@ -144,7 +135,16 @@ def tile_payload(state: State, seat: int | None) -> dict[str, Any]:
     return payload
 
 
-def _tile_of(state: State, x: int, y: int) -> tuple[str, int]:
-    tile = state.tile_at(x, y)
+def _follower(state: State, follower: PlacedFollower) -> dict[str, Any]:
+    """A follower on the board and where the page draws it on its tile."""
+    tile = state.tile_at(follower.x, follower.y)
     assert tile is not None
-    return tile
+    fx, fy, lying = follower_spot(tile[0], tile[1], follower.location)
+    return {
+        "player": follower.player,
+        "x": follower.x,
+        "y": follower.y,
+        "location": follower.location,
+        "spot": [fx, fy],
+        "lying": lying,
+    }

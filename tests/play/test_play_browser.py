@@ -3,8 +3,8 @@ played to the end by clicking the board, an illegal click is refused, a reload r
 game, and the saved record is replayed to its end.
 
 Without Chromium and its driver the tests skip (outside CI; with ``CI=true`` they fail).
-Set ``CARCASSONNE_RL_SCREENSHOTS=DIR`` to keep the page screenshots (the README's pictures
-come from ``DIR=docs/images``).
+Set ``CARCASSONNE_RL_SCREENSHOTS=DIR`` to keep the two mid-game screenshots (the README's
+pictures come from ``DIR=docs/images``).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def _screenshot(driver, tmp_path: Path, name: str) -> Path:
     colours = len(np.unique(pixels.reshape(-1, 3), axis=0))
     assert colours > 40 and pixels.std() > 20, f"{name}: the page looks blank"
     keep = os.environ.get("CARCASSONNE_RL_SCREENSHOTS")
-    if keep:
+    if keep and name.startswith("play_"):  # the README's two pictures
         Path(keep).mkdir(parents=True, exist_ok=True)
         image = Image.open(path).convert("RGB").quantize(colors=128)
         image.save(Path(keep) / f"{name}.png", optimize=True)
@@ -162,9 +162,17 @@ def _replay_to_end(driver, record_path: Path, tmp_path: Path, name: str) -> None
         served.close()
 
 
+def _nearness(cell) -> tuple[int, int, int]:
+    """Order of the highlighted squares: nearest the start tile first (a compact board)."""
+    x, y = int(cell.get_attribute("data-x")), int(cell.get_attribute("data-y"))
+    return (x * x + y * y, x, y)
+
+
 def test_tile_game_in_the_browser(browser, tmp_path):
+    # seed 1: with the clicks below the person scores during play, so The Messages' figure
+    # choice buttons are clicked too
     session = PlaySession(
-        "carcassonne", 2, ("messages", "labyrinth"), 0, ["random"], seed=12, save_dir=tmp_path
+        "carcassonne", 2, ("messages", "labyrinth"), 0, ["random"], seed=1, save_dir=tmp_path
     )
     served = Served(create_app({"t": session}))
     d = browser
@@ -174,19 +182,27 @@ def test_tile_game_in_the_browser(browser, tmp_path):
         _screenshot(d, tmp_path, "tile_start")
         start_tile = d.find_element(By.CSS_SELECTOR, 'g.tile[data-x="0"][data-y="0"]')
         _refused_click(d, start_tile, "already holds a tile", session)
-        decisions = followers = 0
+        view_box = "return document.getElementById('board').getAttribute('viewBox');"
+        before = d.execute_script(view_box)
+        d.find_element(By.ID, "zoom-in").click()
+        assert before and d.execute_script(view_box) != before
+        d.find_element(By.ID, "fit").click()  # the whole board in view again
+        assert d.execute_script(view_box) == before
+        decisions = followers = choices = 0
         while _body(d, "over") != "1":
             assert _body(d, "mine") == "1"
             phase = _body(d, "phase")
             if phase == "place_tile":
-                cells = d.find_elements(By.CSS_SELECTOR, ".legal-cell")
-                cells[decisions % len(cells)].click()
-                if decisions % 7 == 0:
-                    d.find_element(By.ID, "btn-rotate").click()
+                min(d.find_elements(By.CSS_SELECTOR, ".legal-cell"), key=_nearness).click()
+                if decisions % 7 == 0:  # turn the tile through its legal rotations, back to 0
+                    turns = d.execute_script("return TileView.selection.rotations.length;")
+                    for _ in range(turns):
+                        d.find_element(By.ID, "btn-rotate").click()
+                    assert d.execute_script("return TileView.selection.index;") == 0
                 _click_and_wait(d, d.find_element(By.ID, "btn-place"))
             elif phase == "place_follower":
-                spots = d.find_elements(By.CSS_SELECTOR, ".spot")
-                if spots and decisions % 4 == 1:
+                spots = d.find_elements(By.CSS_SELECTOR, ".spot:not([data-action^=field])")
+                if spots and decisions % 3 != 0:
                     followers += 1
                     _click_and_wait(d, spots[0])
                 else:
@@ -194,12 +210,18 @@ def test_tile_game_in_the_browser(browser, tmp_path):
             elif phase == "message_follower":
                 _click_and_wait(d, d.find_elements(By.CSS_SELECTOR, ".spot")[0])
             else:  # The Messages: figure or message choice
+                choices += 1
                 _click_and_wait(d, d.find_elements(By.CSS_SELECTOR, "button.choice")[0])
             decisions += 1
+            if decisions == 10:  # take the last decision back, then go on
+                version = int(_body(d, "version"))
+                _click_and_wait(d, d.find_element(By.ID, "btn-undo"))
+                after = int(_body(d, "version"))
+                assert after < version and after == len(session.state.history)
             if decisions == 40:
                 _reload_resumes(d, session)
                 _screenshot(d, tmp_path, "play_carcassonne")
-        assert session.state.is_over and followers > 0
+        assert session.state.is_over and followers > 0 and choices > 0
         assert "Game over" in d.find_element(By.ID, "status").text
         _screenshot(d, tmp_path, "tile_end")
         saved = list(tmp_path.glob("carcassonne-*.json"))

@@ -288,7 +288,9 @@ const TileView = {
       choices.append(App.button("place", () => this.placeSelected(),
         { id: "btn-place", class: "primary" }));
     } else if (legal && legal.follower_spots) {
-      prompt.textContent = "Place a follower: click a highlighted spot on your tile, or none.";
+      prompt.textContent = legal.follower_spots.length
+        ? "Place a follower: click a highlighted spot on your tile, or none."
+        : "No follower can go on this tile (or none is left).";
       choices.append(App.button("no follower", () => App.act("none"),
         { id: "btn-none", class: "primary" }));
     } else if (legal && legal.recall_spots) {
