@@ -150,7 +150,7 @@ class PlaySession:
                 p: make_agent(spec, game, seed=self.seed * 16 + p)
                 for p, spec in zip(other_seats, specs, strict=True)
             }
-        except (ValueError, OSError) as err:
+        except (ValueError, OSError, ImportError) as err:
             raise PlayError(f"bad opponent: {err}") from None
         self.opponent_names = {p: a.name for p, a in self.agents.items()}
         self.allow_undo = allow_undo and all(
