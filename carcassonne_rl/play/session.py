@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,9 +227,7 @@ class PlaySession:
                     409,
                 )
             decision = apply_logged(self.state, code, self.log)
-            frames = self.play_agents()
-            if self.state.is_over and not frames:
-                self.save()
+            frames = self.play_agents()  # saves the record if the game ended
             return {
                 "decision": decision.for_seat(self.game, self.seat),
                 "frames": frames,
@@ -266,11 +265,12 @@ class PlaySession:
             return {"state": self.payload()}
 
     def save(self) -> Path | None:
-        """Write the game's record (the engine's JSON) to ``save_dir``."""
-        if self.save_dir is None:
-            return None
+        """Write the game's record (the engine's JSON) to ``save_dir`` (once)."""
+        if self.save_dir is None or self.saved_path is not None:
+            return self.saved_path
         self.save_dir.mkdir(parents=True, exist_ok=True)
-        path = self.save_dir / f"{self.game}-seed{self.seed}-{self.game_id}.json"
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = self.save_dir / f"{self.game}-seed{self.seed}-{stamp}.json"
         path.write_text(self.state.to_json())
         self.saved_path = path
         return path

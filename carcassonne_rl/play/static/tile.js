@@ -65,6 +65,11 @@ const TileView = {
       this.fit(App.payload);
     });
     window.addEventListener("resize", () => App.payload && this.fit(App.payload));
+    document.addEventListener("keydown", (ev) => {
+      if (!this.selection || ev.target.tagName === "INPUT") return;
+      if (ev.key === "r") document.getElementById("btn-rotate").click();
+      if (ev.key === "Enter") this.placeSelected();
+    });
   },
 
   zoom(factor, centre) {
@@ -280,7 +285,7 @@ const TileView = {
     }
     if (legal && legal.placements) {
       prompt.textContent = this.selection
-        ? "Click the tile again (or 'rotate') to turn it, then 'place'."
+        ? "Click the tile again (or 'rotate', key r) to turn it, then 'place' (Enter)."
         : "Click a highlighted square to put the tile there.";
       choices.append(App.button("rotate", () => this.selection && this.clickCell(
         { x: this.selection.x, y: this.selection.y, rotations: this.selection.rotations }),
