@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from carcassonne_rl.games.cardcassonne import KIND_NAMES, CardState
+from carcassonne_rl.games.cardcassonne import KIND_NAMES, CardState, view
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, ROW_NAMES
 from carcassonne_rl.games.cardcassonne.state import FACE_DOWN
 
@@ -26,9 +26,19 @@ def _font(size: int) -> ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
-def _card(draw: ImageDraw.ImageDraw, x: int, y: int, kind: int, owner: int | None) -> None:
-    """A card face up (``owner`` None) or its back marked with the seat that played it."""
+def _card(
+    draw: ImageDraw.ImageDraw, x: int, y: int, kind: int, owner: int | None, readable=False
+) -> None:
+    """A card face up (``owner`` None), its back marked with the seat that played it, or
+    (``readable``) a face-down card its owner can read, framed in the owner's colour."""
     box = (x, y, x + CARD_W, y + CARD_H)
+    if owner is not None and readable:
+        fill = CARD_FILL[kind // 5] if kind < 20 else JOKER_FILL
+        draw.rounded_rectangle(box, 5, fill=(225, 222, 210), outline=PLAYER_COLOURS[owner], width=3)
+        draw.rectangle((x + 4, y + 4, x + CARD_W - 4, y + 14), fill=fill)
+        draw.text((x + 8, y + 18), KIND_NAMES[kind], fill=(20, 20, 20), font=_font(15))
+        draw.text((x + 5, y + 38), "down", fill=(60, 60, 60), font=_font(11))
+        return
     if owner is not None:
         draw.rounded_rectangle(box, 5, fill=(90, 70, 50), outline=PLAYER_COLOURS[owner], width=3)
         draw.text((x + 6, y + 18), f"P{owner}", fill=(240, 230, 210), font=_font(14))
@@ -40,11 +50,14 @@ def _card(draw: ImageDraw.ImageDraw, x: int, y: int, kind: int, owner: int | Non
     draw.text((x + 8, y + 24), name, fill=(20, 20, 20), font=_font(15))
 
 
-def draw_card_table(state: CardState) -> np.ndarray:
-    """RGB picture (H, W, 3) uint8 of the whole table (hidden cards shown as backs)."""
-    longest = max([len(r) for r in state.rows] + [8])
+def draw_card_table(state: CardState, seat: int | None = None) -> np.ndarray:
+    """RGB picture (H, W, 3) uint8 of the table: face-down cards as backs; with ``seat``,
+    drawn from that seat's view only, its own face-down cards readable and its hand shown."""
+    v = view(state, seat) if seat is not None else None
+    rows = v.rows if v is not None else state.rows
+    longest = max([len(r) for r in rows] + [8])
     width = max(LEFT + longest * (CARD_W + GAP) + 20, 760)
-    players_h = 26 * state.n + 40
+    players_h = 26 * state.n + 40 + (CARD_H + 10 if v is not None else 0)
     height = 40 + 4 * ROW_H + players_h
     img = Image.new("RGB", (width, height), (245, 240, 225))
     draw = ImageDraw.Draw(img)
@@ -53,7 +66,7 @@ def draw_card_table(state: CardState) -> np.ndarray:
         f"dealer P{state.dealer} - to move P{state.current_player} - pile {state.deck_size}"
     )
     draw.text((10, 10), title, fill=(30, 30, 30), font=_font(16))
-    for r, row in enumerate(state.rows):
+    for r, row in enumerate(rows):
         y = 40 + r * ROW_H
         draw.rectangle((4, y, width - 4, y + ROW_H - 6), fill=ROW_TINT[r])
         draw.text((10, y + 18), COLOUR_NAMES[r], fill=(30, 30, 30), font=_font(15))
@@ -65,7 +78,8 @@ def draw_card_table(state: CardState) -> np.ndarray:
                 x += 38 + GAP
             else:
                 owner = (e >> 5) - 1 if e >= FACE_DOWN else None
-                _card(draw, x, y + 6, e & 31, owner)
+                readable = owner is not None and owner == seat
+                _card(draw, x, y + 6, e & 31, owner, readable)
                 x += CARD_W + GAP
     y = 40 + 4 * ROW_H + 6
     for p in range(state.n):
@@ -83,4 +97,11 @@ def draw_card_table(state: CardState) -> np.ndarray:
         )
         draw.text((32, y + 4), text, fill=(20, 20, 20), font=_font(14))
         y += 26
+    if v is not None:
+        draw.text((10, y + 20), f"P{seat} hand", fill=(20, 20, 20), font=_font(14))
+        x = LEFT
+        for k, c in enumerate(v.hand):
+            for _ in range(c):
+                _card(draw, x, y + 4, k, None)
+                x += CARD_W + GAP
     return np.asarray(img, dtype=np.uint8).copy()

@@ -1,10 +1,16 @@
 """PettingZoo AEC environment of Cardcassonne (the Carcassonne card game).
 
-``env(players=2, reward_mode="win_loss", render_mode=None, encoder=None)`` returns the
+``env(players=2, reward_mode="win_loss", render_mode=None, encoder=None, render_view=None)``
+returns the
 wrapped environment (see :mod:`.classic_wrapper`), ``raw_env(...)`` the bare one. The
 observation is :class:`~carcassonne_rl.encoders.card_encoder.CardEncoder`'s vector (own
 information only: others' hands, face-down cards and the pile are never encoded), the
 action index is the engine's action code (206). Rewards: :mod:`.game_env`.
+
+Rendering (``render_mode`` ``"ansi"`` / ``"rgb_array"``): with ``render_view=None`` (default)
+the omniscient spectator's table (text: every hand and face-down card; picture: every
+face-down card as a back); with ``render_view=K`` only what seat K knows (its own hand and
+face-down cards, the others' face-down cards as backs, their hands as sizes).
 """
 
 from __future__ import annotations
@@ -28,8 +34,18 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
         reward_mode: str = "win_loss",
         render_mode: str | None = None,
         encoder: CardEncoder | None = None,
+        render_view: int | None = None,
     ) -> None:
         super().__init__(players, encoder or CardEncoder(), reward_mode, render_mode)
+        if render_view is not None and (
+            isinstance(render_view, bool)
+            or not isinstance(render_view, int)
+            or not 0 <= render_view < players
+        ):
+            raise ValueError(
+                f"render_view must be None or a seat 0..{players - 1}, got {render_view!r}"
+            )
+        self.render_view = render_view
 
     def _new_state(self, seed: int):
         return new_game(CardGameConfig(players=self.players, seed=seed))
@@ -38,14 +54,14 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
         return CardObservationCache(self.encoder, self.players)
 
     def render_text(self) -> str:
-        from .card_render import card_table_text
+        from .card_render import card_seat_text
 
-        return card_table_text(self.state)
+        return card_seat_text(self.state, self.render_view)
 
     def render_image(self):
         from .card_render import card_table_image
 
-        return card_table_image(self.state)
+        return card_table_image(self.state, self.render_view)
 
 
 def env(**kwargs) -> ClassicWrapper:

@@ -64,14 +64,14 @@ class AfterstateConfig:
     games_in_flight: int = 12  # per worker, valued together
     hidden: tuple[int, ...] = (128, 64)
     value_scale: float = 30.0
-    td_lambda: float = 0.8
-    epsilon: float = 0.08
+    td_lambda: float = 1.0
+    epsilon: float = 0.05
     greedy_fraction: float = 0.5
-    warm_games: int = 96
+    warm_games: int = 960
     learning_rate: float = 1e-3
     batch_size: int = 512
     epochs_per_iteration: float = 2.0  # passes over the new positions' worth of samples
-    replay_size: int = 150_000
+    replay_size: int = 200_000
     snapshot_every: int = 50_000
     checkpoint_every: int = 20_000
     eval_every: int = 100_000
@@ -172,7 +172,8 @@ def play_games(
             s = game.state
             p = s.current_player
             if net is None or p == game.greedy_seat:
-                _apply(game, greedy.act(s, p))
+                explore = net is None and config.epsilon > 0
+                _apply(game, _greedy_move(greedy, s, p, game.rng, config.epsilon if explore else 0))
                 decisions += 1
                 continue
             codes = s.legal_action_codes()
@@ -213,6 +214,14 @@ def play_games(
         "decisions": decisions,
         "games": len(games),
     }
+
+
+def _greedy_move(greedy: Any, s: Any, player: int, rng: random.Random, epsilon: float) -> int:
+    """The greedy baseline's move; with probability ``epsilon`` one of its 4 best instead."""
+    if epsilon <= 0 or rng.random() >= epsilon:
+        return greedy.act(s, player)
+    scored = sorted(greedy.evaluate(s, player), key=lambda cs: -cs[1])[:4]
+    return scored[rng.randrange(len(scored))][0]
 
 
 def _apply(game: _Game, code: int) -> None:

@@ -60,9 +60,12 @@ class GameResult:
     winners: list[int]
     decisions: list[int] = field(default_factory=list)  # per seat
     seconds: list[float] = field(default_factory=list)  # thinking time per seat
+    record: str | None = None  # the engine's JSON record (with ``Job.save_record``)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        del out["record"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class Job:
     rotation: int
     lineup: int
     agent_seed: int
+    save_record: bool = False
 
 
 def play_game(job: Job, max_decisions: int = 100_000) -> GameResult:
@@ -106,6 +110,7 @@ def play_game(job: Job, max_decisions: int = 100_000) -> GameResult:
         winners=[int(w) for w in state.winners()],
         decisions=decisions,
         seconds=seconds,
+        record=state.to_json() if job.save_record else None,
     )
 
 
@@ -129,10 +134,16 @@ def lineups(n_entries: int, players: int) -> list[tuple[int, ...]]:
 
 
 def schedule(
-    setup: Setup, specs: Sequence[str], deals: int, duplicate: bool = True, seed: int = 0
+    setup: Setup,
+    specs: Sequence[str],
+    deals: int,
+    duplicate: bool = True,
+    seed: int = 0,
+    save_records: bool = False,
 ) -> list[Job]:
     """Jobs of a match: ``deals`` deals per lineup, each once per rotation if ``duplicate``
-    (else one game per deal, the lineup rotated by the deal index)."""
+    (else one game per deal, the lineup rotated by the deal index); ``save_records`` keeps
+    each game's record in its result."""
     labels = entry_labels(specs)
     n = setup.players
     jobs = []
@@ -151,6 +162,7 @@ def schedule(
                         r,
                         li,
                         agent_seed=deal * 8 + r,
+                        save_record=save_records,
                     )
                 )
     return jobs

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from .arena import Setup, entry_labels, run_jobs, schedule
+from .arena import GameResult, Setup, entry_labels, run_jobs, schedule
 from .arena_report import markdown_table, summarize, write_report
 
 
@@ -40,6 +40,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=Path("arena_out"))
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for Elo CIs")
     p.add_argument("--no-progress", dest="progress", action="store_false")
+    p.add_argument(
+        "--save-games",
+        action="store_true",
+        help="write every game's record (JSON, for `carcassonne-rl replay`) to OUT/games/",
+    )
 
 
 def add_arena_parser(subparsers) -> argparse.ArgumentParser:
@@ -60,7 +65,7 @@ def run_arena(args: argparse.Namespace) -> int:
         make_agent(s, args.game)
     if args.games <= 0:
         raise SystemExit("--games must be > 0")
-    jobs = schedule(setup, specs, args.games, args.duplicate, args.seed)
+    jobs = schedule(setup, specs, args.games, args.duplicate, args.seed, args.save_games)
     t0 = time.perf_counter()
     results = run_jobs(jobs, workers=args.workers, progress=args.progress)
     extra = {
@@ -72,9 +77,20 @@ def run_arena(args: argparse.Namespace) -> int:
     }
     summary = summarize(results, entry_labels(specs), setup, extra, args.bootstrap)
     paths = write_report(summary, results, args.out)
+    if args.save_games:
+        paths["games"] = save_game_records(results, args.out / "games")
     print(markdown_table(summary))
     print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def save_game_records(results: list[GameResult], folder: Path) -> Path:
+    """One JSON record per game: ``game-<n>-deal<deal>-rot<rotation>.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, res in enumerate(results):
+        name = f"game-{i:04d}-deal{res.deal}-rot{res.rotation}.json"
+        (folder / name).write_text(res.record or "")
+    return folder
 
 
 def main(argv: list[str] | None = None) -> int:

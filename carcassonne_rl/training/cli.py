@@ -1,4 +1,5 @@
-"""The ``carcassonne-rl`` command line: main job, training, evaluation, arena, benchmarks."""
+"""The ``carcassonne-rl`` command line: main job, training, evaluation, arena, benchmarks,
+play and replay."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def _add_bench_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from carcassonne_rl.play.cli import add_play_parser, add_replay_parser
+
     from .arena_cli import add_arena_parser
     from .export_model import add_export_parser
     from .main_job import add_main_parser
@@ -47,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_arena_parser(sub)
     add_export_parser(sub)
     _add_bench_parser(sub)
+    add_play_parser(sub)
+    add_replay_parser(sub)
     return parser
 
 
@@ -79,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         from .export_model import run_export
 
         return run_export(args)
+    if args.command in ("play", "replay"):
+        from carcassonne_rl.play.cli import run_play, run_replay
+
+        return run_play(args) if args.command == "play" else run_replay(args)
     if args.command == "main":
         from .main_job import run_main
 

@@ -199,3 +199,30 @@ def test_pretrained_spec_errors_are_clear() -> None:
         make_agent("pretrained:many", "carcassonne")
     with pytest.raises(ValueError, match="SIMS > 0"):
         make_agent("pretrained:0", "carcassonne")
+
+
+def test_pretrained_agents_load_offline_without_torch() -> None:
+    """The shipped agents need neither network access nor torch (tensors-only files)."""
+    import subprocess
+    import sys
+
+    code = """
+import socket, sys
+def refuse(*args, **kwargs):
+    raise OSError("network access attempted")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.games.carcassonne import GameConfig, new_game
+from carcassonne_rl.games.cardcassonne import CardGameConfig
+from carcassonne_rl.games.cardcassonne import new_game as new_card_game
+s = new_game(GameConfig(seed=1))
+s.apply_code(make_agent("pretrained", "carcassonne").act(s, 0))
+c = new_card_game(CardGameConfig(seed=1))
+c.apply_code(make_agent("pretrained", "cardcassonne").act(c, c.current_player))
+assert "torch" not in sys.modules, "torch was imported"
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

@@ -43,7 +43,7 @@ def test_targets_of_greedy_games_are_the_final_margins() -> None:
     from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
-    config = AfterstateConfig(workers=1, value_scale=30.0)
+    config = AfterstateConfig(workers=1, value_scale=30.0, epsilon=0.0)
     out = play_games(config, None, {}, [5], [-1], seed=3)
     s = new_game(GameConfig(players=2, seed=5))
     greedy = TileGreedyAgent(seed=3)

@@ -1,0 +1,150 @@
+"""``carcassonne-rl play`` and ``carcassonne-rl replay``: argument parsing and serving."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import webbrowser
+from pathlib import Path
+
+from carcassonne_rl.games.carcassonne.config import EXPANSIONS
+
+from .session import PlayError, PlaySession, ReplaySession
+
+
+def _expansions(text: str) -> tuple[str, ...]:
+    names = tuple(e.strip() for e in text.split(",") if e.strip())
+    unknown = [e for e in names if e not in EXPANSIONS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown expansions {unknown}; choose from {','.join(EXPANSIONS)}"
+        )
+    return names
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0-65535 (0: any free port), got {port}")
+    return port
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _add_server_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", type=_port, default=8765, help="0 picks a free port")
+    p.add_argument("--host", default="127.0.0.1", help="interface to serve on (loopback)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+
+
+def add_play_parser(sub) -> argparse.ArgumentParser:
+    """Register ``play`` on an ``add_subparsers()`` object."""
+    p = sub.add_parser("play", help="play against agents in the browser (or --tui)")
+    p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
+    p.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    p.add_argument(
+        "--expansions", type=_expansions, default=(), help="tile game: messages,labyrinth"
+    )
+    p.add_argument(
+        "--opponents",
+        default="random",
+        help="agent specs, one for every other seat or one per seat (comma-separated): "
+        "random, greedy, mcts[:sims[:seconds]], policy:PATH",
+    )
+    p.add_argument("--seat", type=_non_negative, default=0, help="your seat (0 plays first)")
+    p.add_argument("--seed", type=_non_negative, default=None, help="deal seed")
+    p.add_argument(
+        "--step-delay", type=_non_negative, default=600, help="ms between the agents' moves"
+    )
+    p.add_argument("--save-dir", type=Path, default=Path("games"), help="finished game records")
+    p.add_argument("--no-undo", action="store_true", help="turn off undo")
+    p.add_argument("--tui", action="store_true", help="play in the terminal instead")
+    _add_server_arguments(p)
+    return p
+
+
+def add_replay_parser(sub) -> argparse.ArgumentParser:
+    """Register ``replay`` on an ``add_subparsers()`` object."""
+    p = sub.add_parser("replay", help="step through a saved game record in the browser")
+    p.add_argument("record", type=Path, help="a game record (JSON) of either game")
+    _add_server_arguments(p)
+    return p
+
+
+def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:
+    """Serve ``app`` until Ctrl-C, opening ``path`` in a browser unless told not to."""
+    from werkzeug.serving import make_server
+
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as err:
+        print(f"error: cannot serve on {host}:{port}: {err}", file=sys.stderr)
+        return 2
+    url = f"http://{host}:{server.server_port}{path}"
+    print(f"serving on {url}  (Ctrl-C to stop)", flush=True)
+    if open_browser:
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped")
+    return 0
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from .server import create_app
+
+    if args.expansions and args.game != "carcassonne":
+        print("error: --expansions are for the tile game (--game carcassonne)", file=sys.stderr)
+        return 2
+    try:
+        session = PlaySession(
+            args.game,
+            args.players,
+            tuple(args.expansions),
+            args.seat,
+            [s.strip() for s in args.opponents.split(",") if s.strip()],
+            args.seed,
+            args.save_dir,
+            allow_undo=not args.no_undo,
+        )
+    except PlayError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.tui:
+        from .tui import run_tui
+
+        return run_tui(session)
+    app = create_app({session.game_id: session}, step_delay_ms=args.step_delay)
+    return serve(app, args.host, args.port, f"/game/{session.game_id}", not args.no_browser)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from .server import create_app
+
+    try:
+        record = json.loads(args.record.read_text())
+        replay = ReplaySession(record, args.record.name)
+    except OSError as err:
+        print(f"error: cannot read {args.record}: {err.strerror}", file=sys.stderr)
+        return 2
+    except json.JSONDecodeError as err:
+        print(f"error: {args.record} is not JSON: {err}", file=sys.stderr)
+        return 2
+    except PlayError as err:
+        print(f"error: {args.record}: {err}", file=sys.stderr)
+        return 2
+    app = create_app(replay=replay)
+    return serve(app, args.host, args.port, "/replay", not args.no_browser)
