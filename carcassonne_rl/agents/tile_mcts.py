@@ -97,6 +97,10 @@ class TileMCTSAgent(BaseAgent):
             out.append((code, [squash(margin(v, p), self.scale) for p in range(n)]))
         return out
 
+    def _legal(self, s: Any) -> list[int]:
+        """The decisions the search considers in ``s``."""
+        return s.legal_action_codes().tolist()
+
     def act(self, state: Any, player: int) -> int:
         codes = state.legal_action_codes()
         if len(codes) == 1:
@@ -109,7 +113,7 @@ class TileMCTSAgent(BaseAgent):
 
         stats = search(
             determinize,
-            lambda s: s.legal_action_codes().tolist(),
+            self._legal,
             self._evaluate,
             self.rng,
             self.simulations,

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from .train_config import TrainConfig
 
-TILE_POSITIONS = 100_000
-CARD_STEPS = 150_000
+TILE_POSITIONS = 40_000
+CARD_STEPS = 250_000
 EVAL_DEALS = 100
 
 
@@ -55,7 +55,7 @@ def run_main(args: argparse.Namespace) -> int:
                 games_per_iteration=48 if args.scale >= 0.5 else 4,
                 snapshot_every=0,
                 eval_every=0,
-                eval_deals=10 if args.scale >= 0.5 else 1,
+                eval_deals=2,  # the benchmark below is the real evaluation
                 baselines=("greedy",),
             )
             resume = (run / "checkpoints" / "trainer_state.json").exists()
