@@ -6,8 +6,9 @@ encoder=None, labyrinth_tiles=2, figure_choice="player")`` returns the wrapped e
 :class:`~carcassonne_rl.encoders.tile_encoder.TileEncoder`. Rewards: :mod:`.game_env`.
 
 ``reset(options={...})`` starts from a chosen draw order / message order or a saved game
-(see :class:`raw_env`). A legal move that the window cannot express is reported: a ``UserWarning`` and
-``infos[agent]["window_overflow"] = <number of moves left out>`` for the agent to move.
+(see :class:`raw_env`). A legal move that the window cannot express is reported: a
+``UserWarning`` and ``infos[agent]["window_overflow"] = <number of moves left out>`` for the
+agent to move.
 """
 
 from __future__ import annotations
