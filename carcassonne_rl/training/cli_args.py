@@ -8,6 +8,11 @@ from collections.abc import Callable
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
 
 
+class UserError(Exception):
+    """A mistake in a command line or in the files it names: the CLI prints its message as
+    one line on stderr (no traceback) and exits with status 2."""
+
+
 def positive(kind: type) -> Callable[[str], object]:
     """An argparse type: ``kind(text)`` that must be > 0."""
 
