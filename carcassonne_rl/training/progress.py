@@ -37,8 +37,11 @@ class PlainLines:
 
     def update(self, n: int = 1) -> None:
         self.done += n
+        crossed = False
         while self._next < len(QUARTERS) and self.done >= QUARTERS[self._next] * self.total:
             self._next += 1
+            crossed = True
+        if crossed:  # one line, however many quarters this update passed
             seconds = time.perf_counter() - self._t0
             print(
                 f"{self.desc}: {self.done}/{self.total} {self.unit}s ({seconds:.0f} s)",
