@@ -21,7 +21,8 @@ class GameConfig:
     - ``players``: 2 to 5.
     - ``seed``: seed of the tile shuffle and of the message stack (``None``: fresh entropy).
     - ``expansions``: any of ``"messages"`` (The Messages) and ``"labyrinth"`` (the Labyrinth).
-    - ``labyrinth_tiles``: labyrinth tiles shuffled in when the Labyrinth is on (seed: 2).
+    - ``labyrinth_tiles``: labyrinth tiles shuffled in when the Labyrinth is on (default 2,
+      as in the box; docs/rules/carcassonne.md section 5).
     - ``figure_choice``: under The Messages, ``"player"`` (default, the faithful game: the
       receiver of points chooses the figure that moves, an action) or ``"auto"`` (the engine
       chooses by the rule documented in ``scoring_kernels.auto_figure``).
