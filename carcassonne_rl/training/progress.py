@@ -19,6 +19,11 @@ def on_terminal() -> bool:
     return sys.stderr.isatty()
 
 
+def count(n: int, noun: str) -> str:
+    """``count(1, "game")`` -> ``"1 game"``, ``count(3, "game")`` -> ``"3 games"``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def phase(text: str) -> None:
     """One line announcing a phase (flushed at once, so logs show it while it runs)."""
     print(text, flush=True)

@@ -37,7 +37,7 @@ from carcassonne_rl.envs.single_agent import SingleAgentEnv
 
 from .opponent_pool import OpponentPool, PoolSchedule
 from .policies import CARD_NET_ARCH, TilePolicy
-from .progress import on_terminal, phase, plain_training_progress
+from .progress import count, on_terminal, phase, plain_training_progress
 from .train_config import TrainConfig
 
 STATE_FILE = "trainer_state.json"
@@ -188,8 +188,8 @@ def warm(
 
     t0 = time.time()
     phase(
-        f"warm start: {config.warm_start_games} {config.warm_start_agent} games to imitate "
-        f"({config.game})"
+        f"warm start: {count(config.warm_start_games, config.warm_start_agent + ' game')} "
+        f"to imitate ({config.game})"
     )
     data = collect(
         config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress
@@ -262,7 +262,8 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
                 tb_log_name="run",
             )
         if not state.get("evals") or state["evals"][-1]["timesteps"] != model.num_timesteps:
-            phase(f"final evaluation: {config.eval_deals} deals vs {', '.join(config.baselines)}")
+            deals = count(config.eval_deals, "deal")
+            phase(f"final evaluation: {deals} vs {', '.join(config.baselines)}")
             callback.init_callback(model)
             callback.evaluate()
         state["wall_s"] = time.time() - state["t0"]

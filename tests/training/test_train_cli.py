@@ -15,7 +15,7 @@ def test_train_then_evaluate_commands(tmp_path, capsys) -> None:
     sets = ["--set", "warm_start_games=1", "--set", "hidden=32", "--set", "learning_rate=1e-3"]
     assert main(args + ["--envs", "1", "--eval-every", "0", "--no-progress", *sets]) == 0
     printed = capsys.readouterr().out
-    assert "warm start: 1 greedy games to imitate" in printed
+    assert "warm start: 1 greedy game to imitate" in printed
     history = json.loads((run / "eval_history.json").read_text())
     final = history[-1]["random"]  # the table printed at the end is the last evaluation
     assert f"final evaluation at {history[-1]['timesteps']} steps" in printed
