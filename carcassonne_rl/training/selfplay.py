@@ -176,6 +176,8 @@ class SelfPlayCallback(BaseCallback):
             self.logger.record(f"eval/win_rate_vs_{opp}_ci95_high", row["win_rate_ci95"][1])
             self.logger.record(f"eval/margin_vs_{opp}", row["mean_margin"])
         self.state.setdefault("evals", []).append(entry)
+        rates = ", ".join(f"vs {r['opponent']} {100 * r['win_rate']:.0f}%" for r in rows)
+        phase(f"evaluation at {self.num_timesteps} steps: {rates}")
         path.unlink(missing_ok=True)
         (self.out / "eval_history.json").write_text(json.dumps(self.state["evals"], indent=2))
 

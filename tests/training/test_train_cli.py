@@ -19,6 +19,8 @@ def test_train_then_evaluate_commands(tmp_path, capsys) -> None:
     history = json.loads((run / "eval_history.json").read_text())
     final = history[-1]["random"]  # the table printed at the end is the last evaluation
     assert f"final evaluation at {history[-1]['timesteps']} steps" in printed
+    rate = f"{100 * final['win_rate']:.0f}%"
+    assert f"evaluation at {history[-1]['timesteps']} steps: vs random {rate}" in printed
     assert f"| random | {final['games']} | {100 * final['win_rate']:.1f}% |" in printed
     config = json.loads((run / "config.json").read_text())
     assert config["game"] == "cardcassonne" and config["timesteps"] == 64
