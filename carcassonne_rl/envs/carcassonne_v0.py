@@ -100,6 +100,16 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
             labyrinth_tiles=labyrinth_tiles,
             figure_choice=figure_choice,
         )
+        if labyrinth_tiles != 2 and not self.config.labyrinth:
+            raise ValueError(
+                f"labyrinth_tiles={labyrinth_tiles} is given, but the Labyrinth is not on: add "
+                "'labyrinth' to expansions"
+            )
+        if figure_choice != "player" and not self.config.messages:
+            raise ValueError(
+                f"figure_choice={figure_choice!r} is given, but The Messages are not on: add "
+                "'messages' to expansions"
+            )
         encoder = encoder or TileEncoder.for_config(self.config, window)
         super().__init__(players, encoder, reward_mode, render_mode)
 

@@ -209,3 +209,13 @@ def test_a_replaced_state_never_gives_a_stale_observation() -> None:
     seat = int(card_env.agent_selection[-1])
     assert not np.array_equal(obs["observation"], first["observation"])
     assert np.array_equal(obs["observation"], CardEncoder().encode(other_deal, seat))
+
+
+def test_expansion_settings_without_their_expansion_are_rejected() -> None:
+    with pytest.raises(ValueError, match="labyrinth_tiles=3 is given, but the Labyrinth is not on"):
+        carcassonne_v0.env(players=2, labyrinth_tiles=3)
+    with pytest.raises(ValueError, match="figure_choice='auto' is given, but The Messages"):
+        carcassonne_v0.env(players=2, figure_choice="auto")
+    env = carcassonne_v0.env(players=2, expansions=BOTH, labyrinth_tiles=3, figure_choice="auto")
+    env.reset(seed=0)
+    assert env.unwrapped.state.draw_order.count("Y") == 3
