@@ -59,6 +59,12 @@ def prepare(folder: Path, resume: bool, overwrite: bool, flag_hint: str = "") ->
                 f"nothing to resume in {folder} (no {STATE_FILE}): leave out --resume to start "
                 "a new run there"
             )
+        try:
+            json.loads((folder / STATE_FILE).read_text())
+        except ValueError as err:
+            raise UserError(
+                f"{folder / STATE_FILE} is damaged ({err}): use --overwrite to start afresh"
+            ) from None
         return True
     if holds_run(folder):
         if not overwrite:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .cli_args import UserError, positive
 from .cli_args import expansions as _expansions
-from .train_config import TrainConfig
+from .train_config import GAMES, TrainConfig
 
 _positive_int = positive(int)
 
@@ -205,8 +205,15 @@ def model_and_config(run: str | Path) -> tuple[Path, dict]:
     if not model.exists():
         raise UserError(f"no model at {model}: give a run folder holding final_model.zip or a .zip")
     for folder in (model.parent, model.parent.parent):
-        if (folder / "config.json").exists():
-            return model, json.loads((folder / "config.json").read_text())
+        path = folder / "config.json"
+        if path.exists():
+            try:
+                config = json.loads(path.read_text())
+            except ValueError as err:
+                raise UserError(f"{path} is not valid JSON: {err}") from None
+            if not isinstance(config, dict) or config.get("game") not in GAMES:
+                raise UserError(f"{path} names no game ({' or '.join(GAMES)})")
+            return model, config
     raise UserError(f"no config.json next to {model}, so its game is unknown")
 
 
@@ -231,7 +238,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     model, cfg = model_and_config(args.run)
     opponents = agent_specs(args.opponents, cfg["game"], "--opponents")
     rows = evaluate_model_file(
-        model, cfg["game"], cfg["players"], cfg.get("expansions", ()), opponents,
+        model, cfg["game"], cfg.get("players", 2), cfg.get("expansions", ()), opponents,
         deals=args.games, workers=args.workers, seed=args.seed, progress=not args.no_progress,
     )  # fmt: skip
     table = markdown_rows(rows, f"{cfg['game']} policy")

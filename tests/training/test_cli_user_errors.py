@@ -51,6 +51,15 @@ def test_train_resume_with_nothing_to_resume(tmp_path, capsys) -> None:
     assert not (tmp_path / "new").exists()
 
 
+def test_train_resume_with_a_damaged_run(tmp_path, capsys) -> None:
+    run = fake_run(tmp_path / "run", TrainConfig())
+    (run / "trainer_state.json").write_text('{"timesteps": 25')
+    user_error(capsys, ["train", "--out", str(run), "--resume"], "is damaged", "--overwrite")
+    (run / "trainer_state.json").write_text("{}")
+    (run / "config.json").write_text("[1, 2")
+    user_error(capsys, ["train", "--out", str(run), "--resume"], "not a readable run config")
+
+
 def test_train_resume_with_other_settings(tmp_path, capsys) -> None:
     run = fake_run(tmp_path / "run", TrainConfig(game="carcassonne", seed=3))
     line = user_error(
@@ -89,6 +98,10 @@ def test_evaluate_errors(tmp_path, capsys) -> None:
     run.mkdir()
     (run / "final_model.zip").write_bytes(b"")
     user_error(capsys, ["evaluate", str(run)], "no config.json next to")
+    (run / "config.json").write_text("{not json")
+    user_error(capsys, ["evaluate", str(run)], "config.json is not valid JSON")
+    (run / "config.json").write_text('{"game": "chess"}')
+    user_error(capsys, ["evaluate", str(run)], "names no game")
     TrainConfig().save(run / "config.json")
     user_error(capsys, ["evaluate", str(run), "--opponents", "random,mcts:many"],
                "--opponents: bad mcts spec 'mcts:many'")  # fmt: skip
