@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .arena import Setup, entry_labels, run_jobs, schedule
 from .arena_report import markdown_table, summarize, write_report
-from .cli_args import UserError, expansions, positive
+from .cli_args import UserError, agent_specs, expansions, positive
 
 ARENA_RUNS = Path("runs/arena")
 
@@ -124,8 +124,6 @@ def report_folder(out: Path | None, game: str, overwrite: bool) -> Path:
 
 
 def run_arena(args: argparse.Namespace) -> int:
-    from .train_cli import agent_specs
-
     if args.bootstrap < 0:
         raise UserError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     try:

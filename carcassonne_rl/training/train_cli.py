@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import zipfile
 from dataclasses import fields
 from pathlib import Path
 
-from .cli_args import UserError, positive
+from .cli_args import UserError, agent_specs, positive
 from .cli_args import expansions as _expansions
 from .train_config import GAMES, TrainConfig
 
@@ -215,21 +214,6 @@ def model_and_config(run: str | Path) -> tuple[Path, dict]:
                 raise UserError(f"{path} names no game ({' or '.join(GAMES)})")
             return model, config
     raise UserError(f"no config.json next to {model}, so its game is unknown")
-
-
-def agent_specs(text: str, game: str, option: str) -> list[str]:
-    """Comma-separated agent specs, each checked by building it (``UserError`` if bad)."""
-    from carcassonne_rl.agents import make_agent
-
-    specs = [s.strip() for s in text.split(",") if s.strip()]
-    if not specs:
-        raise UserError(f"{option} names no agent")
-    for spec in specs:
-        try:
-            make_agent(spec, game)
-        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as err:
-            raise UserError(f"{option}: {err}") from None
-    return specs
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
