@@ -201,8 +201,9 @@ def draw_board(state: State) -> np.ndarray:
         draw.rectangle((10, yy, 24, yy + 14), fill=PLAYER_COLOURS[p])
         extra = f" (figure A {figures[p][0]}, figure B {figures[p][1]})" if messages else ""
         mark = ">" if p == state.current_player else " "
+        points = int(state.scores[p])
         text = (
-            f"{mark}P{p}  {int(state.scores[p])} points{extra}   "
+            f"{mark}P{p}  {points} point{'' if points == 1 else 's'}{extra}   "
             f"followers left {int(state.followers_left[p])}"
         )
         draw.text((30, yy), text, fill=(20, 20, 20), font=_font(14))
