@@ -39,13 +39,20 @@ class CardObservationCache:
         self.vectors = np.zeros((players, CARD_OBS_SIZE), np.float32)
         self.stale = [True] * players
         self._turn_round = -1  # round of the last state seen in the turn phase, else -1
+        self._state: CardState | None = None  # the state followed, and its history length
+        self._stamp = -1
 
     def reset(self, state: CardState) -> None:
         self.stale = [True] * self.n
         self._turn_round = state.round if state._phase == TURN else -1
+        self._state = state
+        self._stamp = len(state.history)
 
     def observe(self, state: CardState, player: int) -> np.ndarray:
-        """A fresh copy of ``player``'s observation of ``state``."""
+        """A fresh copy of ``player``'s observation of ``state`` (re-encoded in full when
+        ``state`` is not the state the cache follows or was changed behind its back)."""
+        if state is not self._state or len(state.history) != self._stamp:
+            self.reset(state)
         v = self.vectors[player]
         if self.stale[player]:
             v[:] = 0.0
@@ -55,6 +62,10 @@ class CardObservationCache:
 
     def after_action(self, state: CardState, actor: int, code: int) -> None:
         """Update the vectors after ``actor`` applied ``code`` to reach ``state``."""
+        if state is not self._state or len(state.history) != self._stamp + 1:
+            self.reset(state)
+            return
+        self._stamp += 1
         was_turn_round = self._turn_round
         now_turn = state._phase == TURN
         self._turn_round = state.round if now_turn else -1

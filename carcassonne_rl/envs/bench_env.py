@@ -25,7 +25,12 @@ def make_env(env_name: str, **kwargs: Any):
 
         return cardcassonne_v0.env(**kwargs)
     if env_name == "connect_four_v3":
-        from pettingzoo.classic import connect_four_v3
+        import pettingzoo
+
+        if "classic/connect_four-v3" in getattr(pettingzoo, "aec_registry", {}):
+            # the registry: importing pettingzoo.classic.connect_four_v3 is deprecated
+            return pettingzoo.make("aec", "classic/connect_four-v3")
+        from pettingzoo.classic import connect_four_v3  # older PettingZoo: no registry
 
         return connect_four_v3.env()
     raise ValueError(f"unknown env {env_name!r}")

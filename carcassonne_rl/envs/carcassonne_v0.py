@@ -5,38 +5,48 @@ encoder=None, labyrinth_tiles=2, figure_choice="player")`` returns the wrapped e
 (see :mod:`.classic_wrapper`), ``raw_env(...)`` the bare one. Observation and action index:
 :class:`~carcassonne_rl.encoders.tile_encoder.TileEncoder`. Rewards: :mod:`.game_env`.
 
-A legal move that the window cannot express is reported: a ``UserWarning`` and
-``infos[agent]["window_overflow"] = <number of moves left out>`` for the agent to move.
+``reset(options={...})`` starts from a chosen draw order / message order or a saved game
+(see :class:`raw_env`). A legal move that the window cannot express is reported: a
+``UserWarning`` and ``infos[agent]["window_overflow"] = <number of moves left out>`` for the
+agent to move.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
-from carcassonne_rl.games.carcassonne import GameConfig, State, new_game
+from carcassonne_rl.games.carcassonne import GameConfig, State, load_json, new_game, replay
 
 from .classic_wrapper import ClassicWrapper
 from .game_env import GameEnv
 
 
 class TileObserver:
-    """Observations of one game, encoded once per (position, seat) and handed out as copies."""
+    """Observations of one game, encoded once per (position, seat) and handed out as copies.
+
+    The cache is keyed by the state object itself and its history length, so another state
+    put in its place (or an action applied to it directly) is always encoded afresh."""
 
     def __init__(self, encoder: TileEncoder) -> None:
         self.encoder = encoder
+        self._state: State | None = None
         self._stamp = -1
         self._cache: dict[int, np.ndarray] = {}
 
     def reset(self, state: State) -> None:
-        self._stamp = -1
+        self._state = None
+        self._cache.clear()
 
     def observe(self, state: State, player: int) -> np.ndarray:
         stamp = len(state.history)
-        if stamp != self._stamp:
+        if state is not self._state or stamp != self._stamp:
             self._cache.clear()
+            self._state = state
             self._stamp = stamp
         obs = self._cache.get(player)
         if obs is None:
@@ -47,10 +57,31 @@ class TileObserver:
         pass
 
 
+def _load_record(record: str | dict) -> State:
+    """A saved game (``State.to_json()`` text or its dict) replayed; ``ValueError`` if bad."""
+    if isinstance(record, str):
+        return load_json(record)
+    if isinstance(record, dict):
+        return replay(record)
+    raise ValueError(
+        f"reset option 'record' must be the JSON text of a saved game or its dict, "
+        f"got {type(record).__name__}"
+    )
+
+
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """The tile game for 2-5 players, optionally with The Messages and the Labyrinth."""
+    """The tile game for 2-5 players, optionally with The Messages and the Labyrinth.
+
+    ``reset(seed=None, options=None)``: ``options`` may fix the position to start from:
+    ``draw_order`` (tile letters after the start tile), ``fill_pile`` (the rest of the pile
+    follows, shuffled by the seed), ``message_order`` (The Messages' stack, top first), as
+    for :func:`~carcassonne_rl.games.carcassonne.new_game`; or ``record``, a saved game
+    (``state.to_json()`` text or its dict) of this env's configuration, played on from its
+    last position.
+    """
 
     metadata = {**GameEnv.metadata, "name": "carcassonne_v0"}
+    RESET_OPTIONS = ("draw_order", "message_order", "fill_pile", "record")
 
     def __init__(
         self,
@@ -69,20 +100,46 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
             labyrinth_tiles=labyrinth_tiles,
             figure_choice=figure_choice,
         )
+        if labyrinth_tiles != 2 and not self.config.labyrinth:
+            raise ValueError(
+                f"labyrinth_tiles={labyrinth_tiles} is given, but the Labyrinth is not on: add "
+                "'labyrinth' to expansions"
+            )
+        if figure_choice != "player" and not self.config.messages:
+            raise ValueError(
+                f"figure_choice={figure_choice!r} is given, but The Messages are not on: add "
+                "'messages' to expansions"
+            )
         encoder = encoder or TileEncoder.for_config(self.config, window)
         super().__init__(players, encoder, reward_mode, render_mode)
 
-    def _new_state(self, seed: int) -> State:
+    def _new_state(self, seed: int, options: dict[str, Any]) -> State:
+        """A game shuffled by ``seed``, or the position fixed by ``reset`` ``options``."""
         c = self.config
-        return new_game(
-            GameConfig(
-                players=c.players,
-                seed=seed,
-                expansions=c.expansions,
-                labyrinth_tiles=c.labyrinth_tiles,
-                figure_choice=c.figure_choice,
-            )
+        config = GameConfig(
+            players=c.players,
+            seed=seed,
+            expansions=c.expansions,
+            labyrinth_tiles=c.labyrinth_tiles,
+            figure_choice=c.figure_choice,
         )
+        if "record" in options:
+            state = _load_record(options["record"])
+            if state.config != replace(config, seed=state.config.seed):
+                raise ValueError(
+                    f"reset option 'record' is a game of {state.config.to_dict()}, but this env "
+                    f"plays {replace(c, seed=None).to_dict()} (seed aside)"
+                )
+            return state
+        try:
+            return new_game(
+                config,
+                draw_order=options.get("draw_order"),
+                message_order=options.get("message_order"),
+                fill_pile=options.get("fill_pile", False),
+            )
+        except ValueError as err:
+            raise ValueError(f"reset options: {err}") from None
 
     def _make_observer(self) -> TileObserver:
         return TileObserver(self.encoder)

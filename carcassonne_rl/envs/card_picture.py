@@ -61,10 +61,15 @@ def draw_card_table(state: CardState, seat: int | None = None) -> np.ndarray:
     height = 40 + 4 * ROW_H + players_h
     img = Image.new("RGB", (width, height), (245, 240, 225))
     draw = ImageDraw.Draw(img)
-    title = (
-        f"Cardcassonne - round {state.round}/{state.rounds_total} - {state.phase} - "
-        f"dealer P{state.dealer} - to move P{state.current_player} - pile {state.deck_size}"
-    )
+    if state.is_over:
+        best = max(state._scores)
+        winners = ", ".join(f"P{p}" for p in state.winners())
+        title = f"Cardcassonne - game over - won by {winners} with {best} points"
+    else:
+        title = (
+            f"Cardcassonne - round {state.round}/{state.rounds_total} - {state.phase} - "
+            f"dealer P{state.dealer} - to move P{state.current_player} - pile {state.deck_size}"
+        )
     draw.text((10, 10), title, fill=(30, 30, 30), font=_font(16))
     for r, row in enumerate(rows):
         y = 40 + r * ROW_H

@@ -15,18 +15,28 @@ face-down cards, the others' face-down cards as backs, their hands as sizes).
 
 from __future__ import annotations
 
+from typing import Any
+
 from carcassonne_rl.encoders.card_cache import CardObservationCache
 from carcassonne_rl.encoders.card_encoder import CardEncoder
-from carcassonne_rl.games.cardcassonne import CardGameConfig, new_game
+from carcassonne_rl.games.cardcassonne import RULES, CardGameConfig, CardState, new_game, replay
 
 from .classic_wrapper import ClassicWrapper
 from .game_env import GameEnv
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
-    """Cardcassonne for 2-5 players."""
+    """Cardcassonne for 2-5 players.
+
+    ``reset(seed=None, options=None)``: ``options`` may fix the game to start from:
+    ``card_order`` (all 130 cards, top of the pile first, e.g. built with
+    :func:`~carcassonne_rl.games.cardcassonne.deal_order`), or ``record``, a saved game
+    (``state.to_json()`` text or its dict) of this many players, played on from its last
+    position.
+    """
 
     metadata = {**GameEnv.metadata, "name": "cardcassonne_v0"}
+    RESET_OPTIONS = ("card_order", "record")
 
     def __init__(
         self,
@@ -47,8 +57,35 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
             )
         self.render_view = render_view
 
-    def _new_state(self, seed: int):
-        return new_game(CardGameConfig(players=self.players, seed=seed))
+    def _new_state(self, seed: int, options: dict[str, Any]) -> CardState:
+        """A game shuffled by ``seed``, or the deal / saved game of ``reset`` ``options``."""
+        if "record" in options:
+            record = options["record"]
+            if not isinstance(record, (str, dict)):
+                raise ValueError(
+                    f"reset option 'record' must be the JSON text of a saved game or its dict, "
+                    f"got {type(record).__name__}"
+                )
+            state = replay(record)
+            if state.config.players != self.players or state.config.rules != RULES:
+                raise ValueError(
+                    f"reset option 'record' is a game of {state.config.to_dict()}, but this env "
+                    f"plays {self.players} players with the default rules"
+                )
+            return state
+        config = CardGameConfig(players=self.players, seed=seed)
+        if "card_order" not in options:
+            return new_game(config)
+        order = options["card_order"]
+        if isinstance(order, str) or not isinstance(order, (list, tuple)):
+            raise ValueError(
+                "reset option 'card_order' must be a list of the 130 card notations "
+                f"(see deal_order), got {type(order).__name__}"
+            )
+        try:
+            return new_game(config, order)
+        except ValueError as err:
+            raise ValueError(f"reset option 'card_order': {err}") from None
 
     def _make_observer(self) -> CardObservationCache:
         return CardObservationCache(self.encoder, self.players)

@@ -16,6 +16,7 @@ Rewards (``reward_mode``):
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ class GameEnv(AECEnv):
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._zero_mask = np.zeros(self.num_actions, np.int8)
         self._rng, _ = seeding.np_random(None)
-        self.state = None
+        self._state = None
         self._observer = None
         self._mask: np.ndarray | None = None
 
@@ -72,7 +73,11 @@ class GameEnv(AECEnv):
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ hooks
-    def _new_state(self, seed: int):  # pragma: no cover - abstract
+    #: keys ``reset(options=...)`` accepts (subclasses list theirs; ``record`` excludes the rest)
+    RESET_OPTIONS: tuple[str, ...] = ()
+
+    def _new_state(self, seed: int, options: dict[str, Any]):  # pragma: no cover - abstract
+        """A fresh state shuffled by ``seed``, or the position ``options`` ask for."""
         raise NotImplementedError
 
     def _make_observer(self):  # pragma: no cover - abstract
@@ -81,12 +86,52 @@ class GameEnv(AECEnv):
     def _after_action(self) -> None:
         """Called after every engine action (subclasses add infos)."""
 
+    @property
+    def state(self):
+        """The engine state being played. Assigning another state (same game, same number
+        of players) makes the next observations and masks describe it; prefer
+        ``reset(options={"record": ...})``, which also resets rewards and the turn."""
+        return self._state
+
+    @state.setter
+    def state(self, state) -> None:
+        self._state = state
+        self._mask = None
+
+    def _check_options(self, options: dict | None) -> dict[str, Any]:
+        """``options`` of ``reset``, checked: a dict; ``record`` alone. An unknown key warns
+        (``UserWarning``) and is ignored rather than raising, because PettingZoo's
+        ``api_test`` probes ``reset`` with ``options={"options": 1}``."""
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+        unknown = sorted(str(k) for k in options if k not in self.RESET_OPTIONS)
+        if unknown:
+            warnings.warn(
+                f"ignored unknown reset option(s) {unknown}; {self.metadata['name']} accepts "
+                f"{', '.join(self.RESET_OPTIONS)}",
+                stacklevel=3,
+            )
+            options = {k: v for k, v in options.items() if k in self.RESET_OPTIONS}
+        if "record" in options and len(options) > 1:
+            others = sorted(k for k in options if k != "record")
+            raise ValueError(f"reset option 'record' cannot be combined with {others}")
+        return options
+
     # ------------------------------------------------------------------ AEC interface
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._rng, _ = seeding.np_random(seed)
-        game_seed = int(self._rng.integers(0, 2**31 - 1))
-        self.state = self._new_state(game_seed)
+        """Start a game: shuffled by ``seed`` (or the env's generator), or the position
+        ``options`` fix (see the subclass: draw order, deal, saved ``record``). Bad
+        ``options`` raise ``ValueError`` and leave the env as it was."""
+        options = self._check_options(options)
+        rng = seeding.np_random(seed)[0] if seed is not None else self._rng
+        game_seed = int(rng.integers(0, 2**31 - 1))
+        state = self._new_state(game_seed, options)
+        if state.is_over:
+            raise ValueError("reset options give a game that is already over; nothing to play")
+        self._rng = rng
+        self.state = state
         self._observer = self._make_observer()
         self._observer.reset(self.state)
         self._mask = None
@@ -97,13 +142,13 @@ class GameEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._last_shaping = np.zeros(self.players)
+        self._last_shaping = self._relative_scores()
         self.agent_selection = self.agents[self.state.current_player]
         self._after_action()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._agent_index[agent]
-        state = self.state
+        state = self._state
         obs = self._observer.observe(state, p)
         if p == state.current_player:
             mask = self.current_mask().copy()
@@ -114,10 +159,10 @@ class GameEnv(AECEnv):
     def current_mask(self) -> np.ndarray:
         """Mask of the pending decision (cached; do not modify)."""
         if self._mask is None:
-            if self.state.is_over:
+            if self._state.is_over:
                 self._mask = self._zero_mask
             else:
-                self._mask = self.encoder.action_mask(self.state)
+                self._mask = self.encoder.action_mask(self._state)
         return self._mask
 
     def is_legal_index(self, index: int) -> bool:
@@ -132,7 +177,7 @@ class GameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._apply_code(self.encoder.code_of(self.state, int(action)))
+        self._apply_code(self.encoder.code_of(self._state, int(action)))
 
     def step_code(self, code: int) -> None:
         """Step with an engine action code instead of an action index (for agents that
@@ -145,7 +190,7 @@ class GameEnv(AECEnv):
 
     def _apply_code(self, code: int) -> None:
         agent = self.agent_selection
-        state = self.state
+        state = self._state
         actor = state.current_player
         state.apply_code(code)  # raises IllegalActionError for an illegal action
         self._observer.after_action(state, actor, code)
@@ -164,17 +209,20 @@ class GameEnv(AECEnv):
         self._after_action()
         self._accumulate_rewards()
 
+    def _relative_scores(self) -> np.ndarray:
+        """Per seat: own score - mean of the other seats' scores."""
+        s = self._state.scores.astype(np.float64)
+        return s - (s.sum() - s) / (self.players - 1)
+
     def _add_shaping(self, rewards: dict[str, float]) -> None:
-        s = self.state.scores.astype(np.float64)
-        n = self.players
-        rel = s - (s.sum() - s) / (n - 1)
+        rel = self._relative_scores()
         delta = (rel - self._last_shaping) / SCORE_SCALE
         self._last_shaping = rel
         for i, a in enumerate(self.possible_agents):
             rewards[a] += float(delta[i])
 
     def _add_terminal(self, rewards: dict[str, float]) -> None:
-        winners = self.state.winners()
+        winners = self._state.winners()
         for i, a in enumerate(self.possible_agents):
             if i not in winners:
                 rewards[a] += -1.0

@@ -86,7 +86,7 @@ class SingleAgentEnv(gym.Env):
     def reset(self, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        self.raw.reset(seed=int(rng.integers(0, 2**31 - 1)))
+        self.raw.reset(seed=int(rng.integers(0, 2**31 - 1)), options=options)
         n = self.raw.players
         self.seat = self.learner_seat if self.learner_seat is not None else int(rng.integers(n))
         for i, opp in enumerate(self.opponents):

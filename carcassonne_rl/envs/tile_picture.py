@@ -24,7 +24,8 @@ T = 72  # pixels per tile
 FIELD_GREEN = (120, 175, 70)
 CITY_BROWN = (196, 150, 90)
 ROAD_WHITE = (238, 232, 215)
-PENNANT_BLUE = (40, 70, 170)
+PENNANT_FILL = (250, 246, 235)  # a white shield: no player colour (those mark followers)
+PENNANT_EDGE = (150, 30, 40)
 SIDE_VEC = ((0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5))  # N E S W side centres
 HALF_POS = (  # NNW NNE ENE ESE SSE SSW WSW WNW, just inside the tile
     (0.25, 0.1),
@@ -110,8 +111,9 @@ def _draw_tile(draw: ImageDraw.ImageDraw, ox: int, oy: int, letter: str, rot: in
                     (x, y + 1.3 * d),
                     (x - d, y + 0.3 * d),
                 ],
-                fill=PENNANT_BLUE,
-                outline=(250, 250, 250),
+                fill=PENNANT_FILL,
+                outline=PENNANT_EDGE,
+                width=2,
             )
     for kind, _, _, _ in segs:
         cx, cy = ox + T / 2, oy + T / 2
@@ -151,8 +153,10 @@ def draw_board(state: State) -> np.ndarray:
     xs = [t[1] for t in tiles]
     ys = [t[2] for t in tiles]
     x_lo, x_hi, y_lo, y_hi = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
-    width = max((x_hi - x_lo + 1) * T, 560)
-    panel = 30 + 22 * state.config.players
+    width = max((x_hi - x_lo + 1) * T, 600)
+    messages = "messages" in state.config.expansions
+    lines = 1 + state.config.players + int(messages)
+    panel = max(12 + 22 * lines, T + 34)
     img = Image.new("RGB", (width, (y_hi - y_lo + 1) * T + panel), (236, 228, 205))
     draw = ImageDraw.Draw(img)
     where = {}
@@ -180,19 +184,33 @@ def draw_board(state: State) -> np.ndarray:
             lying=lying,
         )
     y0 = (y_hi - y_lo + 1) * T + 6
-    head = f"turn {state.turn}   phase {state.phase}   tile to place: {state.current_tile or '-'}"
+    tile = state.current_tile
+    if state.is_over:
+        head = f"game over after turn {state.turn}"
+    else:
+        head = f"turn {state.turn}   phase {state.phase}"
+    if tile and not state.is_over:
+        head += f"   tile to place: {tile} (right, as printed)"
+        ox, oy = width - T - 10, y0 + 20
+        draw.text((ox, y0), f"to place: {tile}", fill=(20, 20, 20), font=_font(13))
+        _draw_tile(draw, ox, oy, tile, 0)
     draw.text((10, y0), head, fill=(20, 20, 20), font=_font(15))
-    figures = state.figures if "messages" in state.config.expansions else None
+    figures = state.figures if messages else None
     for p in range(state.config.players):
         yy = y0 + 22 * (p + 1)
         draw.rectangle((10, yy, 24, yy + 14), fill=PLAYER_COLOURS[p])
-        extra = f"  (figures {figures[p][0]} + {figures[p][1]})" if figures is not None else ""
+        extra = f" (figure A {figures[p][0]}, figure B {figures[p][1]})" if messages else ""
         mark = ">" if p == state.current_player else " "
+        points = int(state.scores[p])
         text = (
-            f"{mark}P{p}  {int(state.scores[p])} points{extra}   "
+            f"{mark}P{p}  {points} point{'' if points == 1 else 's'}{extra}   "
             f"followers left {int(state.followers_left[p])}"
         )
         draw.text((30, yy), text, fill=(20, 20, 20), font=_font(14))
+    if messages:
+        yy = y0 + 22 * (state.config.players + 1)
+        note = "The Messages: two scoring figures per player; points = A + B (+ final scoring)"
+        draw.text((10, yy), note, fill=(70, 70, 70), font=_font(12))
     return np.asarray(img, dtype=np.uint8).copy()
 
 

@@ -17,9 +17,10 @@ to play well, and no policy gradient is needed. Each iteration:
 3. **Learning**: minibatch Adam on a replay buffer of the most recent positions.
 
 A run folder holds the same things as a PPO run: ``config.json``, ``checkpoints/``
-(``latest.npz`` network, ``learner.pt`` optimiser + replay buffer, ``trainer_state.json``),
-``snapshots/``, ``final_model.npz``, ``eval_history.json``, ``tb/`` and
-``plots/training.png``. A run killed at any moment resumes from its last checkpoint.
+(``latest.npz`` network, ``learner.pt`` optimiser + replay buffer), ``trainer_state.json``
+(written last: it marks a complete checkpoint), ``snapshots/``, ``final_model.npz``,
+``eval_history.json``, ``tb/`` and ``plots/training.png``. A run killed at any moment
+resumes from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -368,12 +369,12 @@ def train_afterstate(
     learner = Learner(config)
     state: dict[str, Any] = {"timesteps": 0, "games": 0, "iteration": 0, "wall_s": 0.0}
     if resume:
-        if not (out / "checkpoints" / STATE_FILE).exists():
-            raise FileNotFoundError(f"nothing to resume in {out}: no checkpoints/{STATE_FILE}")
+        if not (out / STATE_FILE).exists():
+            raise FileNotFoundError(f"nothing to resume in {out}: no {STATE_FILE}")
         saved = AfterstateConfig.load(out / "config.json")
         if saved.to_dict() | {"timesteps": 0} != config.to_dict() | {"timesteps": 0}:
             raise ValueError(f"{out} was trained with another config; resume with the same one")
-        state = json.loads((out / "checkpoints" / STATE_FILE).read_text())
+        state = json.loads((out / STATE_FILE).read_text())
         learner.load(out / "checkpoints" / "learner.pt")
     else:
         for sub in ("checkpoints", "snapshots", "plots"):
@@ -453,7 +454,7 @@ def _checkpoint(learner: Learner, config: AfterstateConfig, out: Path, state: di
     ck = out / "checkpoints"
     export(learner.model, config).save(ck / "latest.npz")
     learner.save(ck / "learner.pt")
-    _atomic_write(ck / STATE_FILE, json.dumps(state, indent=2))  # last: marks the set complete
+    _atomic_write(out / STATE_FILE, json.dumps(state, indent=2))  # last: marks the set complete
 
 
 def _self_play(

@@ -173,13 +173,15 @@ def run_jobs(
     workers: int = 1,
     progress: bool = True,
     on_result: Callable[[GameResult], None] | None = None,
+    desc: str = "arena",
 ) -> list[GameResult]:
-    """Play the jobs (over ``workers`` processes), in schedule order."""
+    """Play the jobs (over ``workers`` processes), in schedule order; ``progress``: a bar
+    named ``desc`` on a terminal, a few plain lines otherwise."""
     bar = None
     if progress:
-        from tqdm import tqdm
+        from .progress import progress_bar
 
-        bar = tqdm(total=len(jobs), unit="game", desc="arena")
+        bar = progress_bar(len(jobs), desc, "game")
     results: list[GameResult] = []
 
     def collect(it: Iterable[GameResult]) -> None:

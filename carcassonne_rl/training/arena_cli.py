@@ -1,6 +1,7 @@
 """``carcassonne-rl arena``: play a match and write its report.
 
 Example: ``carcassonne-rl arena --game carcassonne --agents random,greedy,mcts:1000 --games 20``
+writes its report into a new folder ``runs/arena/carcassonne-DATE-TIME`` (or ``--out``).
 """
 
 from __future__ import annotations
@@ -9,37 +10,83 @@ import argparse
 import os
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 from .arena import GameResult, Setup, entry_labels, run_jobs, schedule
 from .arena_report import markdown_table, summarize, write_report
+from .cli_args import UserError, agent_specs, expansions, positive
+
+ARENA_RUNS = Path("runs/arena")
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
+    p.add_argument(
+        "--game",
+        choices=["carcassonne", "cardcassonne"],
+        default="carcassonne",
+        help="game to play (default: carcassonne)",
+    )
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]]",
+        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], policy:PATH "
+        "(a model saved by train, e.g. policy:runs/tile/final_model.zip)",
     )
     p.add_argument(
         "--games",
-        type=int,
+        type=positive(int),
         default=10,
-        help="deals per lineup (with --duplicate, each deal is played once per seat rotation)",
+        help="deals per lineup (with --duplicate, each deal is played once per seat rotation) "
+        "(default: 10)",
     )
-    p.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    p.add_argument("--players", type=int, choices=range(2, 6), default=2, help="seats (default: 2)")
     p.add_argument(
-        "--expansions", default="", help="tile game: comma-separated, e.g. messages,labyrinth"
+        "--expansions",
+        type=expansions,
+        default=(),
+        help="tile game: comma-separated, from messages,labyrinth (default: none)",
     )
     dup = p.add_mutually_exclusive_group()
-    dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=True)
-    dup.add_argument("--no-duplicate", dest="duplicate", action="store_false")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, default=Path("arena_out"))
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for Elo CIs")
-    p.add_argument("--no-progress", dest="progress", action="store_false")
+    dup.add_argument(
+        "--duplicate",
+        dest="duplicate",
+        action="store_true",
+        default=True,
+        help="play each deal from every seat rotation (the default)",
+    )
+    dup.add_argument(
+        "--no-duplicate", dest="duplicate", action="store_false", help="each deal once"
+    )
+    p.add_argument(
+        "--workers",
+        type=positive(int),
+        default=os.cpu_count() or 1,
+        help="processes playing games (default: the CPU cores)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="report folder: arena.md, arena.json, games.csv, ratings.png (default: a new "
+        f"folder {ARENA_RUNS}/GAME-DATE-TIME); an existing report needs --overwrite",
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="write the report over the one in --out"
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap samples for the Elo intervals (default: 200)",
+    )
+    p.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no progress bar or progress lines",
+    )
     p.add_argument(
         "--save-games",
         action="store_true",
@@ -49,22 +96,47 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     """Register the ``arena`` sub-command on an ``add_subparsers()`` object."""
-    p = subparsers.add_parser("arena", help="play agents against each other and rate them")
+    p = subparsers.add_parser(
+        "arena",
+        help="play agents against each other and rate them",
+        description="Play every lineup of the agents, then write a report (win rates, Elo "
+        "with intervals, per-game CSV) and print its table.",
+    )
     _add_arguments(p)
     p.set_defaults(func=run_arena)
     return p
 
 
-def run_arena(args: argparse.Namespace) -> int:
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
-    exps = tuple(e.strip() for e in args.expansions.split(",") if e.strip())
-    setup = Setup(args.game, args.players, exps)
-    from carcassonne_rl.agents import make_agent
+def report_folder(out: Path | None, game: str, overwrite: bool) -> Path:
+    """Where the report goes: ``out``, or a new dated folder under ``runs/arena``.
+    ``UserError`` if ``out`` already holds files and ``overwrite`` is not set."""
+    if out is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        folder = ARENA_RUNS / f"{game}-{stamp}"
+        n = 2
+        while folder.exists():
+            folder = ARENA_RUNS / f"{game}-{stamp}-{n}"
+            n += 1
+        return folder
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise UserError(
+            f"--out {out} already holds files: add --overwrite to write over them, or choose "
+            "another --out"
+        )
+    return out
 
-    for s in specs:  # fail early on a bad spec
-        make_agent(s, args.game)
-    if args.games <= 0:
-        raise SystemExit("--games must be > 0")
+
+def run_arena(args: argparse.Namespace) -> int:
+    if args.bootstrap < 0:
+        raise UserError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    try:
+        setup = Setup(args.game, args.players, args.expansions)
+    except ValueError as err:
+        raise UserError(str(err)) from None
+    specs = agent_specs(args.agents, args.game, "--agents")  # fail early on a bad spec
+    out = report_folder(args.out, args.game, args.overwrite)
     jobs = schedule(setup, specs, args.games, args.duplicate, args.seed, args.save_games)
     t0 = time.perf_counter()
     results = run_jobs(jobs, workers=args.workers, progress=args.progress)
@@ -76,9 +148,9 @@ def run_arena(args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - t0, 1),
     }
     summary = summarize(results, entry_labels(specs), setup, extra, args.bootstrap)
-    paths = write_report(summary, results, args.out)
+    paths = write_report(summary, results, out)
     if args.save_games:
-        paths["games"] = save_game_records(results, args.out / "games")
+        paths["games"] = save_game_records(results, out / "games")
     print(markdown_table(summary))
     print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0
@@ -97,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry: ``python -m carcassonne_rl.training.arena_cli --agents ...``."""
     p = argparse.ArgumentParser(prog="carcassonne-rl arena", description=__doc__)
     _add_arguments(p)
-    return run_arena(p.parse_args(argv))
+    try:
+        return run_arena(p.parse_args(argv))
+    except UserError as err:
+        print(f"carcassonne-rl arena: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

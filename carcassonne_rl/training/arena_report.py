@@ -79,7 +79,9 @@ def write_csv(results: Sequence[GameResult], path: Path) -> None:
 
 
 def plot_ratings(summary: dict, path: Path) -> None:
-    """Horizontal bars of the Elo ratings with their bootstrap 95% intervals."""
+    """Horizontal bars of the Elo ratings with their bootstrap 95% intervals. A perfect
+    record (all won or all lost) has no bound on that side: its interval is drawn as an
+    arrow to the edge, and labelled so."""
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     rows = sorted(summary["entries"].items(), key=lambda kv: kv[1]["elo"])
@@ -87,22 +89,40 @@ def plot_ratings(summary: dict, path: Path) -> None:
     elo = [v["elo"] for _, v in rows]
     lo = [v["elo"] - (v["elo_ci95"] or [v["elo"]] * 2)[0] for _, v in rows]
     hi = [(v["elo_ci95"] or [v["elo"]] * 2)[1] - v["elo"] for _, v in rows]
-    fig = Figure(figsize=(7, 1.2 + 0.5 * len(names)))
+    entries = summary["entries"]
+    anchor = "random" if "random" in entries else next(iter(entries))  # as elo_ratings
+    open_high = [k != anchor and v["games"] > 0 and v["win_rate"] == 1.0 for k, v in rows]
+    open_low = [k != anchor and v["games"] > 0 and v["win_rate"] == 0.0 for k, v in rows]
+    fig = Figure(figsize=(7.5, 1.4 + 0.5 * len(names)))
     ax = fig.subplots()
-    ax.barh(names, elo, xerr=[lo, hi], color="#4C72B0", capsize=4)
+    xerr = [
+        [0.0 if o else x for x, o in zip(lo, open_low, strict=True)],
+        [0.0 if o else x for x, o in zip(hi, open_high, strict=True)],
+    ]
+    ax.barh(names, elo, xerr=xerr, color="#4C72B0", capsize=4)
     right = max(e + h for e, h in zip(elo, hi, strict=True))
     left = min(0.0, min(e - lo_ for e, lo_ in zip(elo, lo, strict=True)))
     span = max(right - left, 1.0)
-    for i, (e, (_, v)) in enumerate(zip(elo, rows, strict=True)):
+    x_min, x_max = left - 0.12 * span, right + 0.6 * span
+    label_x = right + 0.1 * span
+    for i, (e, (name, v)) in enumerate(zip(elo, rows, strict=True)):
         text = f"{e:.0f} ({100 * v['win_rate']:.0f}% wins)"
-        ax.text(right + 0.03 * span, i, text, va="center", fontsize=8)
-    ax.set_xlim(left - 0.05 * span, right + 0.45 * span)
+        if name == anchor:
+            text += ", the anchor"
+        elif open_high[i] or open_low[i]:
+            text += ": perfect record, interval open"
+            end = label_x - 0.02 * span if open_high[i] else x_min
+            ax.annotate("", xy=(end, i), xytext=(e, i),
+                        arrowprops={"arrowstyle": "->", "color": "black", "lw": 1.2})  # fmt: skip
+        ax.text(label_x, i, text, va="center", fontsize=8)
+    ax.set_xlim(x_min, x_max)
     ax.axvline(0, color="grey", lw=0.8)
     exp = f" + {', '.join(summary['expansions'])}" if summary["expansions"] else ""
     ax.set_title(
         f"{summary['game']}{exp}, {summary['players']} players, {summary['games']} games",
         fontsize=10,
     )
+    ax.set_ylabel("agent")
     ax.set_xlabel("Elo (Bradley-Terry; anchor at 0), bars: 95% bootstrap interval")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

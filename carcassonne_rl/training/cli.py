@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .cli_args import UserError
 from .cli_args import expansions as _expansions
 from .cli_args import positive as _positive
 
@@ -14,21 +15,41 @@ def _add_bench_parser(sub) -> None:
     bench = sub.add_parser("bench", help="speed benchmarks (one JSON line per result)")
     bench_sub = bench.add_subparsers(dest="target", required=True)
     engine = bench_sub.add_parser("engine", help="uniformly random games through the engine API")
-    engine.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
-    engine.add_argument("--seconds", type=_positive(float), default=10.0)
-    engine.add_argument("--players", type=int, choices=range(2, 6), default=2)
-    engine.add_argument("--seed", type=int, default=0)
+    engine.add_argument(
+        "--game",
+        choices=["carcassonne", "cardcassonne"],
+        default="carcassonne",
+        help="game to play (default: carcassonne)",
+    )
+    engine.add_argument(
+        "--seconds", type=_positive(float), default=10.0, help="duration (default: 10)"
+    )
+    engine.add_argument(
+        "--players", type=int, choices=range(2, 6), default=2, help="seats (default: 2)"
+    )
+    engine.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
     engine.add_argument(
         "--expansions",
         type=_expansions,
         default=(),
-        help="tile game only: comma-separated, from messages,labyrinth",
+        help="tile game only: comma-separated, from messages,labyrinth (default: none)",
     )
     env = bench_sub.add_parser("env", help="env steps/s against PettingZoo's connect_four_v3")
-    env.add_argument("--env", choices=["carcassonne_v0", "cardcassonne_v0"], required=True)
-    env.add_argument("--seconds", type=_positive(float), default=5.0)
-    env.add_argument("--players", type=int, choices=range(2, 6), default=2)
-    env.add_argument("--expansions", type=_expansions, default=())
+    env.add_argument(
+        "--env", choices=["carcassonne_v0", "cardcassonne_v0"], required=True, help="env to time"
+    )
+    env.add_argument(
+        "--seconds", type=_positive(float), default=5.0, help="duration per env (default: 5)"
+    )
+    env.add_argument(
+        "--players", type=int, choices=range(2, 6), default=2, help="seats (default: 2)"
+    )
+    env.add_argument(
+        "--expansions",
+        type=_expansions,
+        default=(),
+        help="carcassonne_v0 only: comma-separated, from messages,labyrinth (default: none)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +77,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a sub-command; a user error (``UserError``) is one line on stderr, exit status 2."""
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except UserError as err:
+        print(f"carcassonne-rl {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    if (
+        args.command == "bench"
+        and args.expansions
+        and "cardcassonne"
+        in (
+            getattr(args, "game", ""),
+            getattr(args, "env", "").removesuffix("_v0"),
+        )
+    ):
+        raise UserError("--expansions exist only for the tile game")
     if args.command == "bench" and args.target == "engine":
         from .bench_engine import main as bench_main
 

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import zipfile
 from collections.abc import Callable
 
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
+
+
+class UserError(Exception):
+    """A mistake in a command line or in the files it names: the CLI prints its message as
+    one line on stderr (no traceback) and exits with status 2."""
 
 
 def positive(kind: type) -> Callable[[str], object]:
@@ -29,3 +35,18 @@ def expansions(text: str) -> tuple[str, ...]:
             f"unknown expansions {unknown}; choose from {','.join(EXPANSIONS)}"
         )
     return names
+
+
+def agent_specs(text: str, game: str, option: str) -> list[str]:
+    """Comma-separated agent specs, each checked by building it (``UserError`` if bad)."""
+    from carcassonne_rl.agents import make_agent
+
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if not specs:
+        raise UserError(f"{option} names no agent")
+    for spec in specs:
+        try:
+            make_agent(spec, game)
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile) as err:
+            raise UserError(f"{option}: {err}") from None
+    return specs

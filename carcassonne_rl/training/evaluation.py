@@ -30,7 +30,7 @@ def evaluate_model_file(
     for opp in opponents:
         specs = [me] + [opp] * (players - 1)
         jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
-        results = run_jobs(jobs, workers=workers, progress=progress)
+        results = run_jobs(jobs, workers=workers, progress=progress, desc=f"vs {opp}")
         stats = entry_stats(results, [me])[me]
         rows.append(
             {

@@ -3,8 +3,8 @@ benchmark of each trained agent against the random and greedy baselines (arena, 
 deals, 95% intervals), printed as one table and saved in ``OUT/results.md``/``.json``.
 
 Default budget: the card game by MaskablePPO, ``CARD_STEPS`` steps after a warm start that
-imitates 100 greedy games (``warm_start.py``); the tile game by afterstate TD(lambda)
-(``afterstate_td.py``), ``TILE_POSITIONS`` positions learnt from self-play; ``--scale``
+imitates 100 greedy games (``warm_start.py``); the tile game by afterstate value learning
+(``afterstate_td.py``), ``TILE_STEPS`` positions learnt from self-play; ``--scale``
 multiplies both (CI uses a tiny scale).
 """
 
@@ -12,79 +12,156 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
+from .cli_args import UserError, positive
+from .progress import phase
 from .train_config import TrainConfig
 
-TILE_POSITIONS = 40_000
+TILE_STEPS = 40_000
 CARD_STEPS = 250_000
 EVAL_DEALS = 100
 
 
 def add_main_parser(sub) -> None:
-    p = sub.add_parser("main", help="train both games briefly, then benchmark vs baselines")
-    p.add_argument("--out", type=Path, default=Path("runs/main"))
-    p.add_argument("--scale", type=float, default=1.0, help="multiplies the training budget")
-    p.add_argument("--eval-deals", type=int, default=EVAL_DEALS, help="deals per opponent")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2, help="processes for the benchmark games")
-    p.add_argument("--no-progress", action="store_true")
+    p = sub.add_parser(
+        "main",
+        help="train both games briefly, then benchmark vs baselines",
+        description="The README's main job: train a self-play agent for each game on a small "
+        "CPU budget (about 15 minutes on 2 cores), benchmark each against the random and "
+        "greedy baselines, print the table and save it in OUT/results.md.",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("runs/main"),
+        help="folder of the two runs and results.md/.json (default: runs/main)",
+    )
+    p.add_argument(
+        "--scale",
+        type=positive(float),
+        default=1.0,
+        help=f"multiplies the training budget ({CARD_STEPS} card-game steps and {TILE_STEPS} "
+        "tile-game positions) (default: 1.0)",
+    )
+    p.add_argument(
+        "--eval-deals",
+        type=positive(int),
+        default=EVAL_DEALS,
+        help=f"deals per baseline, each played from both seats (default: {EVAL_DEALS})",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of both runs (default: 0)")
+    p.add_argument(
+        "--workers",
+        type=positive(int),
+        default=2,
+        help="processes for the benchmark games (default: 2)",
+    )
+    folder = p.add_mutually_exclusive_group()
+    folder.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the runs in --out (same --scale and --seed), then benchmark them",
+    )
+    folder.add_argument(
+        "--overwrite", action="store_true", help="delete the runs in --out and start afresh"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+
+
+def game_config(game: str, steps: int, scale: float, seed: int):
+    """The main job's run of ``game``: ``steps`` x ``scale`` self-play steps (card game:
+    a MaskablePPO ``TrainConfig``; tile game: an ``AfterstateConfig``)."""
+    timesteps = max(256, int(steps * scale))
+    if game == "carcassonne":
+        from .afterstate_td import AfterstateConfig
+
+        return AfterstateConfig(
+            timesteps=timesteps,
+            seed=seed,
+            warm_games=max(4, round(AfterstateConfig.warm_games * min(1.0, scale))),
+            games_per_iteration=48 if scale >= 0.5 else 4,
+            snapshot_every=0,
+            eval_every=0,
+            eval_deals=2,  # the benchmark below is the real evaluation
+            baselines=("greedy",),
+        )
+    return TrainConfig(
+        game=game,
+        timesteps=timesteps,
+        seed=seed,
+        snapshot_every=max(1, timesteps // 6),
+        eval_every=max(1, timesteps // 3),
+        checkpoint_every=max(1, timesteps // 3),
+        eval_deals=10 if scale >= 0.5 else 1,
+        warm_start_games=max(1, round(TrainConfig.warm_start_games * min(1.0, scale))),
+    )
+
+
+GAME_STEPS = (("cardcassonne", CARD_STEPS), ("carcassonne", TILE_STEPS))
+RESULT_FILES = ("results.md", "results.json")
+
+
+def prepare_main_folder(args: argparse.Namespace) -> dict[str, bool]:
+    """Check ``--out`` against ``--resume``/``--overwrite``; per game, whether it resumes."""
+    from .run_folder import check_resume_config, holds_run, prepare
+
+    out: Path = args.out
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a folder")
+    runs = {game: out / game for game, _ in GAME_STEPS}
+    existing = [str(out / f) for f in RESULT_FILES if (out / f).exists()]
+    existing += [str(run) for run in runs.values() if holds_run(run)]
+    if existing and not (args.resume or args.overwrite):
+        raise UserError(
+            f"{out} already holds a main-job run: add --resume to continue it, --overwrite "
+            "to delete it and start afresh, or choose another --out"
+        )
+    if args.resume and not existing:
+        raise UserError(f"nothing to resume in {out}: leave out --resume to start the main job")
+    resumes = {}
+    for game, steps in GAME_STEPS:
+        run = runs[game]
+        if args.resume and holds_run(run):
+            check_resume_config(run, game_config(game, steps, args.scale, args.seed),
+                                "--scale and --seed")  # fmt: skip
+        resumes[game] = prepare(run, args.resume and holds_run(run), args.overwrite)
+    if args.overwrite:
+        for name in RESULT_FILES:
+            (out / name).unlink(missing_ok=True)
+    return resumes
 
 
 def run_main(args: argparse.Namespace) -> int:
-    from .afterstate_td import AfterstateConfig, train_afterstate
+    from .afterstate_td import train_afterstate
     from .evaluation import evaluate_model_file, markdown_rows
-    from .selfplay import train
+    from .selfplay import STATE_FILE, train
 
-    if args.scale <= 0 or args.eval_deals <= 0:
-        raise SystemExit("--scale and --eval-deals must be > 0")
+    resumes = prepare_main_folder(args)
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"scale": args.scale, "seed": args.seed, "games": {}}
     tables = []
-    for game, steps in (("cardcassonne", CARD_STEPS), ("carcassonne", TILE_POSITIONS)):
-        timesteps = max(256, int(steps * args.scale))
+    for game, steps in GAME_STEPS:
+        config = game_config(game, steps, args.scale, args.seed)
+        timesteps = config.timesteps
         run = args.out / game
-        print(f"== training {game}: {timesteps} steps -> {run}", flush=True)
-        t0 = time.time()
+        verb = "resuming" if resumes[game] else "training"
         if game == "carcassonne":
-            tile_config = AfterstateConfig(
-                timesteps=timesteps,
-                seed=args.seed,
-                warm_games=max(4, round(AfterstateConfig.warm_games * min(1.0, args.scale))),
-                games_per_iteration=48 if args.scale >= 0.5 else 4,
-                snapshot_every=0,
-                eval_every=0,
-                eval_deals=2,  # the benchmark below is the real evaluation
-                baselines=("greedy",),
-            )
-            resume = (run / "checkpoints" / "trainer_state.json").exists()
-            train_afterstate(tile_config, run, resume=resume, progress=not args.no_progress)
+            phase(f"== {verb} {game} (afterstate values): {timesteps} positions -> {run}")
+            train_afterstate(config, run, resume=resumes[game], progress=not args.no_progress)
             model_file = run / "final_model.npz"
         else:
-            config = TrainConfig(
-                game=game,
-                timesteps=timesteps,
-                seed=args.seed,
-                snapshot_every=max(1, timesteps // 6),
-                eval_every=max(1, timesteps // 3),
-                checkpoint_every=max(1, timesteps // 3),
-                eval_deals=10 if args.scale >= 0.5 else 1,
-                warm_start_games=max(1, round(TrainConfig.warm_start_games * min(1.0, args.scale))),
-            )
-            train(config, run, resume=(run / "trainer_state.json").exists(),
-                  progress=not args.no_progress)  # fmt: skip
+            phase(f"== {verb} {game} (MaskablePPO): {timesteps} steps -> {run}")
+            train(config, run, resume=resumes[game], progress=not args.no_progress)
             model_file = run / "final_model.zip"
-        train_s = time.time() - t0
-        print(
-            f"== benchmarking {game} vs random, greedy ({args.eval_deals} deals each)", flush=True
-        )
+        train_s = json.loads((run / STATE_FILE).read_text()).get("wall_s", 0.0)
+        phase(f"== benchmarking {game} vs random, greedy ({args.eval_deals} deals each)")
         rows = evaluate_model_file(
             model_file, game, 2, (), ("random", "greedy"),
             deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
         )  # fmt: skip
         summary["games"][game] = {"timesteps": timesteps, "train_seconds": train_s, "vs": rows}
-        tables.append(f"### {game} ({timesteps} steps, {train_s / 60:.1f} min)\n\n"
+        tables.append(f"### {game} ({timesteps} steps, {train_s / 60:.1f} min training)\n\n"
                       + markdown_rows(rows, "trained"))  # fmt: skip
     text = "\n\n".join(tables)
     (args.out / "results.md").write_text(text + "\n")

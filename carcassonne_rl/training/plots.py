@@ -43,6 +43,7 @@ def plot_training(out: Path) -> Path:
         ax1.plot(rewards[:, 0], rewards[:, 1], color="#2a6f97")
     ax1.set_title(curve_title)
     ax1.set_xlabel("timesteps")
+    ax1.set_ylabel("reward per episode")
     ax1.grid(alpha=0.3)
     opponents = [k for k in (evals[0] if evals else {}) if k not in ("timesteps", "wall_s")]
     for opp, colour in zip(opponents, ("#d62828", "#f77f00", "#588157", "#6a4c93"), strict=False):
@@ -56,6 +57,7 @@ def plot_training(out: Path) -> Path:
     ax2.set_ylim(0, 1)
     ax2.set_title("win rate vs baselines (95% CI)")
     ax2.set_xlabel("timesteps")
+    ax2.set_ylabel("win rate")
     ax2.grid(alpha=0.3)
     if opponents:
         ax2.legend(loc="lower right")

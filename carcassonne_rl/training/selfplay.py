@@ -37,6 +37,7 @@ from carcassonne_rl.envs.single_agent import SingleAgentEnv
 
 from .opponent_pool import OpponentPool, PoolSchedule
 from .policies import CARD_NET_ARCH, TilePolicy
+from .progress import count, on_terminal, phase, plain_training_progress
 from .train_config import TrainConfig
 
 STATE_FILE = "trainer_state.json"
@@ -175,17 +176,29 @@ class SelfPlayCallback(BaseCallback):
             self.logger.record(f"eval/win_rate_vs_{opp}_ci95_high", row["win_rate_ci95"][1])
             self.logger.record(f"eval/margin_vs_{opp}", row["mean_margin"])
         self.state.setdefault("evals", []).append(entry)
+        rates = ", ".join(f"vs {r['opponent']} {100 * r['win_rate']:.0f}%" for r in rows)
+        phase(f"evaluation at {self.num_timesteps} steps: {rates}")
         path.unlink(missing_ok=True)
         (self.out / "eval_history.json").write_text(json.dumps(self.state["evals"], indent=2))
 
 
-def warm(model: MaskablePPO, config: TrainConfig, out: Path, state: dict) -> None:
+def warm(
+    model: MaskablePPO, config: TrainConfig, out: Path, state: dict, progress: bool = True
+) -> None:
     """Imitate ``config.warm_start_agent`` (see warm_start.py); its result is snapshot 0."""
     from .warm_start import collect, pretrain
 
     t0 = time.time()
-    data = collect(config, config.warm_start_games, seed=config.seed * 7919 + 10_000)
+    phase(
+        f"warm start: {count(config.warm_start_games, config.warm_start_agent + ' game')} "
+        f"to imitate ({config.game})"
+    )
+    data = collect(
+        config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress
+    )
+    phase(f"warm start: fitting the policy to {len(data['actions'])} decisions")
     stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed)
+    phase(f"warm start: done in {time.time() - t0:.0f} s")
     path = out / "snapshots" / "step_0.zip"
     model.save(path)
     state["snapshots"] = [str(path)]
@@ -216,13 +229,16 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
         if not (out / STATE_FILE).exists():
             raise FileNotFoundError(f"nothing to resume in {out}: no {STATE_FILE}")
         saved = TrainConfig.load(out / "config.json")
-        if saved.to_dict() | {"timesteps": 0} != config.to_dict() | {"timesteps": 0}:
+        same = {"timesteps": 0, "n_envs": 0}  # a resumed run may change these
+        if saved.to_dict() | same != config.to_dict() | same:
             raise ValueError(f"{out} was trained with another config; resume with the same one")
         state = json.loads((out / STATE_FILE).read_text())
         state["t0"] = time.time() - state.get("wall_s", 0.0)
     else:
         if (out / STATE_FILE).exists():
-            raise FileExistsError(f"{out} already holds a run; pass resume=True or a new folder")
+            raise FileExistsError(
+                f"{out} already holds a run; pass resume=True (CLI: --resume) or a new folder"
+            )
         for sub in ("checkpoints", "snapshots", "plots"):
             (out / sub).mkdir(parents=True, exist_ok=True)
     config.save(out / "config.json")
@@ -234,18 +250,22 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
         else:
             model = new_model(config, env, out / "tb")
             if config.warm_start_games > 0:
-                warm(model, config, out, state)
+                warm(model, config, out, state, progress)
         remaining = config.timesteps - model.num_timesteps
         callback = SelfPlayCallback(config, out, state)
         if remaining > 0:
+            phase(f"self-play: {remaining} steps ({model.num_timesteps} done before)")
+            plain = [] if not progress or on_terminal() else [plain_training_progress(remaining)]
             model.learn(
                 total_timesteps=remaining,
-                callback=callback,
+                callback=[callback, *plain],
                 reset_num_timesteps=not resume,
-                progress_bar=progress,
+                progress_bar=progress and on_terminal(),
                 tb_log_name="run",
             )
         if not state.get("evals") or state["evals"][-1]["timesteps"] != model.num_timesteps:
+            deals = count(config.eval_deals, "deal")
+            phase(f"final evaluation: {deals} vs {', '.join(config.baselines)}")
             callback.init_callback(model)
             callback.evaluate()
         state["wall_s"] = time.time() - state["t0"]

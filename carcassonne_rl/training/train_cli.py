@@ -7,105 +7,197 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
+from .cli_args import UserError, agent_specs, positive
 from .cli_args import expansions as _expansions
-from .cli_args import positive
-from .train_config import TrainConfig
+from .train_config import GAMES, TrainConfig
 
 _positive_int = positive(int)
 
 
+# options of ``train`` that set a TrainConfig field (None = not given on the command line)
+CONFIG_OPTIONS = ("game", "players", "expansions", "seed", "eval_every", "eval_deals",
+                  "snapshot_every")  # fmt: skip
+
+
+def _default(text: str, value: object) -> str:
+    return f"{text} (default: {value})"
+
+
 def add_train_parser(sub) -> None:
-    p = sub.add_parser("train", help="self-play training (MaskablePPO or afterstate TD)")
-    p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
+    p = sub.add_parser(
+        "train",
+        help="self-play training (MaskablePPO, or afterstate values for the tile game)",
+        description="Self-play training into a run folder: MaskablePPO after a warm start "
+        "(--algo ppo), or afterstate values learnt from self-play (--algo afterstate, tile "
+        "game). "
+        "A folder that already holds a run needs --resume or --overwrite.",
+    )
+    p.add_argument(
+        "--game",
+        choices=["carcassonne", "cardcassonne"],
+        default=None,
+        help=_default("game to train", TrainConfig.game),
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=range(2, 6),
+        default=None,
+        help=_default("seats per game", TrainConfig.players),
+    )
+    p.add_argument(
+        "--expansions",
+        type=_expansions,
+        default=None,
+        help="tile game: comma-separated, from messages,labyrinth (default: none)",
+    )
+    p.add_argument(
+        "--timesteps",
+        type=_positive_int,
+        default=None,
+        help=_default(
+            "total self-play steps (with --resume: the new total)", TrainConfig.timesteps
+        ),
+    )
+    p.add_argument("--out", required=True, help="run folder, e.g. runs/NAME")
+    p.add_argument("--seed", type=int, default=None, help=_default("run seed", TrainConfig.seed))
+    p.add_argument(
+        "--envs",
+        type=_positive_int,
+        default=None,
+        help="parallel envs, one process each (default: the CPU cores, at most 8)",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=int,
+        default=None,
+        help=_default(
+            "steps between evaluations vs the baselines, 0 = never", TrainConfig.eval_every
+        ),
+    )
+    p.add_argument(
+        "--eval-deals",
+        type=_positive_int,
+        default=None,
+        help=_default("deals per evaluation, each played from every seat", TrainConfig.eval_deals),
+    )
+    p.add_argument(
+        "--snapshot-every",
+        type=int,
+        default=None,
+        help=_default("steps between snapshots for the opponent pool", TrainConfig.snapshot_every),
+    )
     p.add_argument(
         "--algo",
         choices=["ppo", "afterstate"],
-        default="ppo",
+        default=None,
         help="ppo: MaskablePPO (both games); afterstate: afterstate values learnt by "
-        "TD(lambda) self-play (tile game; --timesteps counts positions learnt from)",
+        "self-play (tile game; --timesteps then counts the positions learnt from) "
+        "(default: ppo)",
     )
-    p.add_argument("--players", type=int, choices=range(2, 6), default=2)
-    p.add_argument("--expansions", type=_expansions, default=())
-    p.add_argument("--timesteps", type=_positive_int, default=TrainConfig.timesteps)
-    p.add_argument("--out", required=True, help="run folder, e.g. runs/NAME")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--envs", type=_positive_int, default=None, help="parallel envs (cores)")
-    p.add_argument("--eval-every", type=int, default=TrainConfig.eval_every)
-    p.add_argument("--eval-deals", type=_positive_int, default=TrainConfig.eval_deals)
-    p.add_argument("--snapshot-every", type=int, default=TrainConfig.snapshot_every)
     p.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="FIELD=VALUE",
-        help="any other TrainConfig field, e.g. --set channels=16 --set warm_start_games=0",
+        help="any other config field (TrainConfig, or AfterstateConfig with --algo "
+        "afterstate), e.g. --set channels=16 --set warm_start_games=0",
     )
-    p.add_argument("--resume", action="store_true", help="continue the run in --out")
-    p.add_argument("--no-progress", action="store_true")
+    folder = p.add_mutually_exclusive_group()
+    folder.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out with its settings (only --timesteps, --envs may change)",
+    )
+    folder.add_argument(
+        "--overwrite", action="store_true", help="delete the run in --out and start afresh"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
 
 
 def add_evaluate_parser(sub) -> None:
-    p = sub.add_parser("evaluate", help="arena games of a trained run vs baselines")
+    p = sub.add_parser(
+        "evaluate",
+        help="arena games of a trained run vs baselines",
+        description="Play a trained model against baseline agents (each deal from every "
+        "seat); writes evaluation.md/.json next to the model.",
+    )
     p.add_argument("run", help="run folder (holds final_model.zip/.npz) or a model file")
-    p.add_argument("--games", type=_positive_int, default=100, help="deals (x seats games)")
-    p.add_argument("--opponents", default="random,greedy")
-    p.add_argument("--workers", type=_positive_int, default=1)
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--games",
+        type=_positive_int,
+        default=100,
+        help="deals per opponent, each played from every seat (default: 100)",
+    )
+    p.add_argument(
+        "--opponents",
+        default="random,greedy",
+        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], policy:PATH "
+        "(default: random,greedy)",
+    )
+    p.add_argument(
+        "--workers", type=_positive_int, default=1, help="processes playing games (default: 1)"
+    )
+    p.add_argument("--seed", type=int, default=7, help="seed of the deals (default: 7)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+
+
+def train_config(args: argparse.Namespace, base: dict, config_class: type = TrainConfig):
+    """``base`` settings with the options given on the command line applied, checked."""
+    kwargs = dict(base)
+    for name in CONFIG_OPTIONS:
+        value = getattr(args, name)
+        if value is not None:
+            kwargs[name] = value
+    if args.timesteps is not None:
+        kwargs["timesteps"] = args.timesteps
+    if args.envs is not None:
+        kwargs["n_envs" if config_class is TrainConfig else "workers"] = args.envs
+    kwargs.update(parse_overrides(args.set, config_class))
+    try:
+        return config_class(**kwargs)
+    except (TypeError, ValueError) as err:
+        raise UserError(f"bad training settings: {err}") from None
 
 
 def run_train(args: argparse.Namespace) -> int:
-    if args.algo == "afterstate":
-        return _run_train_afterstate(args)
-    from .selfplay import train
+    from .run_folder import check_resume_config, final_evaluation, prepare, saved_config
 
-    kwargs = dict(
-        game=args.game,
-        players=args.players,
-        expansions=args.expansions,
-        timesteps=args.timesteps,
-        seed=args.seed,
-        eval_every=args.eval_every,
-        eval_deals=args.eval_deals,
-        snapshot_every=args.snapshot_every,
-    )
-    if args.envs:
-        kwargs["n_envs"] = args.envs
-    kwargs.update(parse_overrides(args.set, TrainConfig))
-    config = TrainConfig(**kwargs)
-    if args.resume:
-        config = TrainConfig.load(Path(args.out) / "config.json")
-        config.timesteps = args.timesteps
-    train(config, args.out, resume=args.resume, progress=not args.no_progress)
-    print(f"run saved in {args.out} (final_model.zip, eval_history.json, plots/training.png)")
-    return 0
+    out = Path(args.out)
+    resume = prepare(out, args.resume, args.overwrite, "--out")
+    if resume:
+        saved = saved_config(out)
+        algo = getattr(saved, "algo", "ppo")
+        if args.algo is not None and args.algo != algo:
+            raise UserError(f"{out} holds a --algo {algo} run, not --algo {args.algo}")
+        config = train_config(args, saved.to_dict(), type(saved))
+        check_resume_config(out, config, "options (leave them out or repeat them)")
+    else:
+        algo = args.algo or "ppo"
+        config_class: type = TrainConfig
+        if algo == "afterstate":
+            from .afterstate_td import AfterstateConfig
 
+            config_class = AfterstateConfig
+        config = train_config(args, {}, config_class)
+    if algo == "afterstate":
+        from .afterstate_td import train_afterstate
 
-def _run_train_afterstate(args: argparse.Namespace) -> int:
-    from .afterstate_td import AfterstateConfig, train_afterstate
+        train_afterstate(config, out, resume=resume, progress=not args.no_progress)
+        model = "final_model.npz"
+    else:
+        from .selfplay import train
 
-    if args.game != "carcassonne":
-        raise SystemExit("--algo afterstate trains the tile game only (--game carcassonne)")
-    kwargs = dict(
-        players=args.players,
-        expansions=args.expansions,
-        timesteps=args.timesteps,
-        seed=args.seed,
-        eval_every=args.eval_every,
-        eval_deals=args.eval_deals,
-        snapshot_every=args.snapshot_every,
-    )
-    if args.envs:
-        kwargs["workers"] = args.envs
-    kwargs.update(parse_overrides(args.set, AfterstateConfig))
-    try:
-        config = AfterstateConfig(**kwargs)
-        if args.resume:
-            config = AfterstateConfig.load(Path(args.out) / "config.json")
-            config.timesteps = args.timesteps
-    except (ValueError, OSError) as exc:
-        raise SystemExit(f"train: {exc}") from None
-    train_afterstate(config, args.out, resume=args.resume, progress=not args.no_progress)
-    print(f"run saved in {args.out} (final_model.npz, eval_history.json, plots/training.png)")
+        train(config, out, resume=resume, progress=not args.no_progress)
+        model = "final_model.zip"
+    final = final_evaluation(out)
+    if final is not None:
+        from .evaluation import markdown_rows
+
+        steps, rows = final
+        print(f"final evaluation at {steps} steps ({config.eval_deals} deals, every seat):")
+        print(markdown_rows(rows, f"{config.game} {algo}"))
+    print(f"run saved in {out} ({model}, eval_history.json, plots/training.png)")
     return 0
 
 
@@ -117,7 +209,7 @@ def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
         name, sep, text = item.partition("=")
         if not sep or name not in types:
             known = ", ".join(sorted(types))
-            raise SystemExit(f"--set {item!r}: expected FIELD=VALUE with FIELD one of: {known}")
+            raise UserError(f"--set {item!r}: expected FIELD=VALUE with FIELD one of: {known}")
         kind = str(types[name])
         try:
             if kind.startswith("tuple"):
@@ -129,7 +221,7 @@ def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
             else:
                 out[name] = text
         except ValueError:
-            raise SystemExit(f"--set {item!r}: {text!r} is not a valid {kind}") from None
+            raise UserError(f"--set {item!r}: {text!r} is not a valid {kind}") from None
     return out
 
 
@@ -141,21 +233,30 @@ def model_and_config(run: str | Path) -> tuple[Path, dict]:
         npz = run / "final_model.npz"
         model = npz if npz.exists() else run / "final_model.zip"
     if not model.exists():
-        raise FileNotFoundError(f"no model at {model}")
+        raise UserError(
+            f"no model at {model}: give a run folder holding final_model.zip/.npz or a model file"
+        )
     for folder in (model.parent, model.parent.parent):
-        if (folder / "config.json").exists():
-            return model, json.loads((folder / "config.json").read_text())
-    raise FileNotFoundError(f"no config.json next to {model}")
+        path = folder / "config.json"
+        if path.exists():
+            try:
+                config = json.loads(path.read_text())
+            except ValueError as err:
+                raise UserError(f"{path} is not valid JSON: {err}") from None
+            if not isinstance(config, dict) or config.get("game") not in GAMES:
+                raise UserError(f"{path} names no game ({' or '.join(GAMES)})")
+            return model, config
+    raise UserError(f"no config.json next to {model}, so its game is unknown")
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
     from .evaluation import evaluate_model_file, markdown_rows
 
     model, cfg = model_and_config(args.run)
-    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    opponents = agent_specs(args.opponents, cfg["game"], "--opponents")
     rows = evaluate_model_file(
-        model, cfg["game"], cfg["players"], cfg.get("expansions", ()), opponents,
-        deals=args.games, workers=args.workers, seed=args.seed,
+        model, cfg["game"], cfg.get("players", 2), cfg.get("expansions", ()), opponents,
+        deals=args.games, workers=args.workers, seed=args.seed, progress=not args.no_progress,
     )  # fmt: skip
     table = markdown_rows(rows, f"{cfg['game']} policy")
     folder = model.parent

@@ -19,6 +19,7 @@ from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.policy_agent import make_encoder
 
 from .arena import Setup
+from .progress import progress_bar
 from .train_config import TrainConfig
 
 SCORE_SCALE = 100.0  # as the env's "score_diff" reward mode
@@ -36,8 +37,12 @@ def _advantage(scores: np.ndarray, seat: int) -> float:
     return float(scores[seat] - others.mean())
 
 
-def collect(config: TrainConfig, games: int, seed: int = 10_000) -> dict[str, np.ndarray]:
-    """Demonstrations of ``config.warm_start_agent`` playing all seats of ``games`` games."""
+def collect(
+    config: TrainConfig, games: int, seed: int = 10_000, progress: bool = False
+) -> dict[str, np.ndarray]:
+    """Demonstrations of ``config.warm_start_agent`` playing all seats of ``games`` games
+    (``progress``: a bar on a terminal, a few plain lines otherwise)."""
+    bar = progress_bar(games, "warm start", "game") if progress else None
     encoder = make_encoder(config.game, config.expansions, config.window)
     flat = config.game == "carcassonne"
     setup = Setup(config.game, config.players, config.expansions)
@@ -69,6 +74,10 @@ def collect(config: TrainConfig, games: int, seed: int = 10_000) -> dict[str, np
             if config.reward_mode == "score_diff":
                 r += (_advantage(final, seats[i]) - diffs[i]) / SCORE_SCALE
             returns.append(r)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
     return {
         "obs": np.stack(obs),
         "masks": np.stack(masks),

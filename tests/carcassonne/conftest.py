@@ -1,7 +1,7 @@
 """Shared helpers for the Carcassonne rulebook scenario tests.
 
 Every expected number in these tests is computed by hand from the rules
-(/work/shared/rules/carcassonne.md, base-game seed 001), never by asking the engine.
+(docs/rules/carcassonne.md), never by asking the engine.
 
 Geometry reminder (rules section 1/2): x grows east, y grows SOUTH; rotation r turns the
 printed tile r quarter turns clockwise, so the rotated side s shows the printed side

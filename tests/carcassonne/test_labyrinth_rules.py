@@ -1,4 +1,4 @@
-"""The Labyrinth (rules section 5, seed 004, advanced rule): follower exceptions, network
+"""The Labyrinth (docs/rules/carcassonne.md section 5): follower exceptions, network
 completion and bonus, the end-of-game value, two labyrinths in one network.
 
 Every expected number is computed by hand from the rules, never by asking the engine.

@@ -1,4 +1,4 @@
-"""The Messages (rules section 4, seed 003): one scenario per message card 1-8.
+"""The Messages (docs/rules/carcassonne.md section 4): one scenario per message card 1-8.
 
 Every expected number is computed by hand from the rules, never by asking the engine.
 

@@ -1,5 +1,5 @@
-"""The Messages (rules section 4, seed 003): figures, when a message is drawn, the 2-point
-option, chains, one message per scoring step, only the active player, the end-of-game sum,
+"""The Messages (docs/rules/carcassonne.md section 4): figures, when a message is drawn, the
+2-point option, chains, one message per scoring step, only the active player, the end-of-game sum,
 and the automatic figure choice (``figure_choice="auto"``, ``scoring_kernels.auto_figure``).
 
 Every expected number is computed by hand from the rules, never by asking the engine.

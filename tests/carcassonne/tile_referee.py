@@ -1,7 +1,7 @@
 """A deliberately naive tile-game referee, independent of the engine's kernels.
 
 It keeps the board as a dict, finds features by breadth-first search over (x, y, segment)
-nodes every time it needs them, and applies the rules reference literally. It shares only
+nodes every time it needs them, and applies docs/rules/carcassonne.md literally. It shares only
 the printed tile table (``TILE_TYPES``) with the engine. Slow; used to cross-check the engine
 over random games.
 """

@@ -3,38 +3,17 @@
 from __future__ import annotations
 
 from carcassonne_rl.games.cardcassonne import (
-    KIND_COUNTS,
     KIND_NAMES,
     CardGameConfig,
     CardState,
+    deal_order,
     new_game,
 )
 
 
 def build_order(players: int, setup: list[str], deals: list[tuple[int, dict[int, list[str]]]]):
-    """A 130-card order: ``setup`` (10 cards turned up), then for each round ``(dealer,
-    {seat: hand})`` dealt one card at a time starting left of the dealer, then the unused
-    cards in the standard order."""
-    left = {name: KIND_COUNTS[i] for i, name in enumerate(KIND_NAMES)}
-    order: list[str] = []
-
-    def take(name: str) -> None:
-        assert left[name] > 0, f"no {name} left"
-        left[name] -= 1
-        order.append(name)
-
-    assert len(setup) == 10
-    for c in setup:
-        take(c)
-    for dealer, hands in deals:
-        size = len(hands[0])
-        for i in range(size):
-            for j in range(1, players + 1):
-                take(hands[(dealer + j) % players][i])
-    for name in KIND_NAMES:
-        while left[name]:
-            take(name)
-    return order
+    """A 130-card order through the public builder (the unnamed cards in standard order)."""
+    return deal_order(players, setup, deals)
 
 
 def scripted(players: int, setup, deals) -> CardState:

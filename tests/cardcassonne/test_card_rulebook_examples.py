@@ -1,4 +1,4 @@
-"""The rulebooks' scoring examples (seeds 000/002), played through the engine.
+"""The rulebooks' scoring examples (docs/rules/cardcassonne.md), played through the engine.
 
 2 players: the last seat (1) deals the first round, so seat 0 plays first.  Cards are
 dealt one at a time starting left of the dealer.  Each expected number is computed by hand.

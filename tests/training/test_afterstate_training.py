@@ -90,7 +90,7 @@ def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     out = tmp_path / "run"
     args = ["train", "--algo", "afterstate", "--timesteps", "2500", "--out", str(out), *TINY]
     proc = _cli(*args)
-    state_file = out / "checkpoints" / "trainer_state.json"
+    state_file = out / "trainer_state.json"
     deadline = time.time() + 240
     while time.time() < deadline and proc.poll() is None:
         if state_file.exists() and json.loads(state_file.read_text())["iteration"] >= 2:

@@ -1,7 +1,7 @@
 """The Carcassonne tile game (2010 base rules, The Messages, the Labyrinth): a fast engine.
 
 See ``docs/engine_api.md`` for the interface and the text notation, and
-``../shared/rules/carcassonne.md`` for the rules it implements.
+``docs/rules/carcassonne.md`` for the rules it implements (and every decision taken).
 """
 
 from .action_codec import decode_placement, encode_placement

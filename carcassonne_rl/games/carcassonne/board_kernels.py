@@ -215,7 +215,8 @@ def gen_placements(board, ints, tiles):
 @njit(cache=True, nogil=True)
 def draw_fitting(board, ints, tiles):
     """Draw until a tile fits (discarding the others into the discard list); True if one is
-    to be placed, False if the pile ran out. The rule of rules reference section 3."""
+    to be placed, False if the pile ran out. The rule of docs/rules/carcassonne.md
+    section 3."""
     while ints[R_DECKPOS] < ints[R_DECKLEN]:
         t = ints[O_DECK + ints[R_DECKPOS]]
         ints[R_DECKPOS] += 1
@@ -233,7 +234,7 @@ def gen_followers(ints, tiles, segs):
     """Follower options for the tile just placed: none, and every unoccupied feature.
 
     A labyrinth arm is its own feature here, so a road at an unoccupied exit may take a
-    follower even when the centre or other arms are occupied (rules reference 5).
+    follower even when the centre or other arms are occupied (docs/rules/carcassonne.md section 5).
     """
     ints[O_LEGAL] = 0
     n = 1
@@ -262,8 +263,8 @@ def in_network(segs, root):
 def network(board, tiles, segs, root, out):
     """Roots of the labyrinth network containing ``root`` into ``out``; returns their number.
 
-    Several labyrinths joined by roads form one network (one feature): the search crosses
-    every centre it meets.
+    Decision (docs/rules/carcassonne.md section 5): several labyrinths joined by roads form
+    one network (one feature): the search crosses every centre it meets.
     """
     out[0] = root
     n = 1

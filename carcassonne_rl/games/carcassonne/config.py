@@ -21,7 +21,8 @@ class GameConfig:
     - ``players``: 2 to 5.
     - ``seed``: seed of the tile shuffle and of the message stack (``None``: fresh entropy).
     - ``expansions``: any of ``"messages"`` (The Messages) and ``"labyrinth"`` (the Labyrinth).
-    - ``labyrinth_tiles``: labyrinth tiles shuffled in when the Labyrinth is on (seed: 2).
+    - ``labyrinth_tiles``: labyrinth tiles shuffled in when the Labyrinth is on (default 2,
+      as in the box; docs/rules/carcassonne.md section 5).
     - ``figure_choice``: under The Messages, ``"player"`` (default, the faithful game: the
       receiver of points chooses the figure that moves, an action) or ``"auto"`` (the engine
       chooses by the rule documented in ``scoring_kernels.auto_figure``).
@@ -125,11 +126,18 @@ def shuffled_deck(config: GameConfig) -> tuple[str, str]:
 def check_draw_order(config: GameConfig, draw_order: str) -> str:
     """Validate a fixed draw order (tile letters after the start tile); returns it upper-cased."""
     if not isinstance(draw_order, str):
-        raise ValueError(f"draw_order must be a string of tile letters, got {type(draw_order)}")
+        raise ValueError(
+            f"draw_order must be a string of tile letters, got {type(draw_order).__name__}"
+        )
     order = draw_order.replace(" ", "").upper()
     bad = sorted({c for c in order if c not in LETTERS})
     if bad:
         raise ValueError(f"draw_order has unknown tile letters {bad}; tiles are {LETTERS}")
+    if LABYRINTH_TILE in order and not config.labyrinth:
+        raise ValueError(
+            f"draw_order has the labyrinth tile {LABYRINTH_TILE!r}, but the Labyrinth is not "
+            "on: add 'labyrinth' to the config's expansions"
+        )
     limits = draw_pile_counts(config)
     over = {c: n for c, n in Counter(order).items() if n > limits[c]}
     if over:
@@ -138,8 +146,26 @@ def check_draw_order(config: GameConfig, draw_order: str) -> str:
     return order
 
 
-def check_message_order(message_order: str) -> str:
+def fill_draw_pile(config: GameConfig, order: str) -> str:
+    """``order`` (already checked) followed by the rest of the draw pile, in the order of
+    the shuffle of ``config.seed`` (so a scripted opening can go on to a full game)."""
+    left = Counter(order)
+    rest = []
+    for letter in shuffled_deck(config)[0]:
+        if left[letter]:
+            left[letter] -= 1
+        else:
+            rest.append(letter)
+    return order + "".join(rest)
+
+
+def check_message_order(config: GameConfig, message_order: str) -> str:
     """Validate a message stack order: the digits 1-8, each once, top card first."""
+    if not config.messages:
+        raise ValueError(
+            "message_order is given, but The Messages are not on: add 'messages' to the "
+            "config's expansions"
+        )
     if not isinstance(message_order, str) or sorted(message_order) != list("12345678"):
         raise ValueError(
             f"message_order must list the cards 1-8 once each (e.g. '31852467'), "

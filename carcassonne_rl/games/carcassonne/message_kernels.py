@@ -1,4 +1,4 @@
-"""Numba kernels for The Messages (rules reference section 4): what each card gives.
+"""Numba kernels for The Messages (docs/rules/carcassonne.md section 4): what each card gives.
 
 Cards, as numbered in the seed: 1-3 score the player's "smallest" road / city / cloister at
 its end-of-game value (majority not needed, followers stay); 4: 2 points per pennant in
@@ -7,7 +7,7 @@ city / on a field; 7: place one more tile (``draw_extra``); 8: choose one of the
 followers, score its feature alone at end-of-game value if the player has a majority there
 (ties count), and take the follower back (``recall_follower``).
 
-Decision (rules reference): among several "smallest" features the first found (lowest
+Decision (docs/rules/carcassonne.md): among several "smallest" features the first found (lowest
 segment row) is scored, the value being the same; a card that finds nothing gives nothing.
 """
 

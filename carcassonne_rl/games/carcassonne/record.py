@@ -11,11 +11,13 @@ from .state import State, new_game
 
 FORMAT = "carcassonne-rl/tile-game"
 VERSION = 1
+NO_MESSAGES_ORDER = "12345678"
 
 
 def to_record(state: State) -> dict[str, Any]:
     """The record of a game so far: enough to rebuild it exactly with ``replay``."""
-    replayed = new_game(state.config, state.draw_order, state.message_order)
+    messages = state.message_order if state.config.messages else None
+    replayed = new_game(state.config, state.draw_order, messages)
     actions = []
     for code in state.history:
         actions.append(replayed.action_to_string(code))
@@ -50,7 +52,10 @@ def replay(record: dict[str, Any]) -> State:
         raise SavedGameError("saved game 'config' must be an object")
     try:
         config = GameConfig.from_dict(cfg)
-        state = new_game(config, record["draw_order"], record["message_order"])
+        message_order = record["message_order"]
+        if not config.messages and message_order == NO_MESSAGES_ORDER:
+            message_order = None  # what the record of a game without The Messages holds
+        state = new_game(config, record["draw_order"], message_order)
     except (TypeError, ValueError) as err:
         raise SavedGameError(
             f"saved game 'config'/'draw_order'/'message_order' invalid: {err}"

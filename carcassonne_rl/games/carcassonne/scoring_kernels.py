@@ -111,7 +111,8 @@ def give(ints, events, player, points, kind, final, pool_start, ntiles, card):
 
 @njit(cache=True, nogil=True)
 def auto_figure(ints, player, points):
-    """The documented automatic figure choice (config ``figure_choice="auto"``).
+    """Decision (docs/rules/carcassonne.md section 4): the automatic figure choice (config
+    ``figure_choice="auto"``).
 
     The player whose turn it is moves a figure that lands on a multiple of 5 (a message) if
     one does; otherwise the figure with the lower total moves (figure A on a tie).
@@ -193,7 +194,10 @@ def _field_cities(tiles, segs, root, found):
 
 @njit(cache=True, nogil=True)
 def feature_value(board, tiles, segs, pool, start, roots, n, complete):
-    """(points, tiles written to the pool, event kind) of a feature, complete or at game end."""
+    """(points, tiles written to the pool, event kind) of a feature, complete or at game end.
+
+    Decision (docs/rules/carcassonne.md section 5): an open labyrinth network at the end
+    scores 1 per tile, without the 2 points per follower."""
     r0 = roots[0]
     kind = segs[r0, S_KIND]
     if kind == CLOISTER:

@@ -16,7 +16,13 @@ from .actions import (
     MessageChoice,
     Placement,
 )
-from .config import GameConfig, check_draw_order, check_message_order, shuffled_deck
+from .config import (
+    GameConfig,
+    check_draw_order,
+    check_message_order,
+    fill_draw_pile,
+    shuffled_deck,
+)
 from .errors import IllegalActionError
 from .illegal import explain
 from .kernels import apply_action, start_game
@@ -53,20 +59,33 @@ def new_game(
     config: GameConfig | None = None,
     draw_order: str | None = None,
     message_order: str | None = None,
+    fill_pile: bool = False,
 ) -> State:
     """A new game: the start tile D at (0, 0) r0, seat 0 to place the first drawn tile.
 
-    ``draw_order`` fixes the tiles drawn after the start tile (letters A-X, and Y for the
-    labyrinth); the game then ends after the last of them. ``message_order`` fixes the
-    message stack (digits 1-8, top first). Whatever is not fixed is shuffled by
-    ``config.seed``.
+    - ``draw_order``: the tiles drawn after the start tile, first drawn first (letters A-X,
+      and Y for the labyrinth tile when the Labyrinth is on; spaces are ignored). The game
+      ends after the last of them, unless ``fill_pile``.
+    - ``fill_pile``: after the listed tiles, the rest of the draw pile follows in the order
+      of the shuffle of ``config.seed`` (a scripted opening that goes on to a full game).
+    - ``message_order``: the message stack (The Messages only), digits 1-8, top card first.
+
+    Whatever is not fixed is shuffled by ``config.seed``. Bad input raises ``ValueError``.
     """
     config = config or GameConfig()
+    if not isinstance(config, GameConfig):
+        raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
+    if not isinstance(fill_pile, bool):
+        raise ValueError(f"fill_pile must be True or False, got {fill_pile!r}")
     deck, messages = shuffled_deck(config)
     if draw_order is not None:
         deck = check_draw_order(config, draw_order)
+        if fill_pile:
+            deck = fill_draw_pile(config, deck)
+    elif fill_pile:
+        raise ValueError("fill_pile needs a draw_order (without one the whole pile is shuffled)")
     if message_order is not None:
-        messages = check_message_order(message_order)
+        messages = check_message_order(config, message_order)
     return State._start(config, deck, messages)
 
 

@@ -1,4 +1,4 @@
-"""The tile set (rules reference section 2) and the precomputed rotation tables.
+"""The tile set (docs/rules/carcassonne.md section 2) and the precomputed rotation tables.
 
 Every tile type is a list of *segments* (local features): a road, a city, a field or a
 cloister. A segment touches *ports* of the tile: the four side centres (roads and cities)
@@ -72,7 +72,7 @@ _CLOISTER = Segment(CLOISTER)
 _LABYRINTH = Segment(LABYRINTH, sides=("N", "E", "S", "W"))
 _ALL = "NNW NNE ENE ESE SSE SSW WSW WNW"
 
-# Rules reference, section 2 (printed orientation). City segment indices in `cities`.
+# docs/rules/carcassonne.md, section 2 (printed orientation). City segment indices in `cities`.
 TILE_TYPES: tuple[TileType, ...] = (
     TileType("A", 2, "FFRF", (_CLOISTER, _road("S"), _field(_ALL))),
     TileType("B", 4, "FFFF", (_CLOISTER, _field(_ALL))),
@@ -183,7 +183,7 @@ TILE_TYPES: tuple[TileType, ...] = (
             _field("SSW WSW"),
         ),
     ),
-    # The Labyrinth (rules reference section 5): four roads joined through the centre.
+    # The Labyrinth (docs/rules/carcassonne.md section 5): four roads joined through the centre.
     TileType(
         "Y",
         2,

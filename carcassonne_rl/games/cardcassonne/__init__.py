@@ -1,6 +1,6 @@
 """Cardcassonne (the Carcassonne card game) rules engine, with hidden information.
 
-Pure Python + numpy.  Rules: ``shared/rules/cardcassonne.md`` and the decisions in
+Pure Python + numpy.  Rules: ``docs/rules/cardcassonne.md`` and the decisions in
 :mod:`.rules_table` (:data:`RULES`, :data:`DECISIONS`).
 
 Usage::
@@ -10,6 +10,9 @@ Usage::
         codes = state.legal_action_codes()
         state.apply_code(int(codes[0]))
     state.scores, state.winners()
+
+A chosen deal (setup cards, the hands of the first rounds): ``new_game(config,
+deal_order(players, setup, [(dealer, hands), ...]))``, see :mod:`.deal`.
 
 Action codes (``NUM_ACTIONS = 206``, the same for 2-5 players; see :mod:`.actions`):
 0-95 play kind ``k`` face down to row ``r`` (``k*4+r``); 96-191 play face up (``96+k*4+r``);
@@ -23,6 +26,7 @@ Phases: ``setup_joker``, ``turn``, ``assign_animal_joker``, ``misplaced_card``, 
 from .actions import ACTIONS, NUM_ACTIONS, Action, action_text, parse_action_code
 from .cards import KIND_COUNTS, KIND_NAMES, NUM_KINDS, card_name, parse_card
 from .config import CardGameConfig
+from .deal import deal_order
 from .errors import IllegalActionError, NotationError, SavedGameError
 from .record import load_json, replay
 from .rules_table import DECISIONS, RULES, RulesTable
@@ -51,6 +55,7 @@ __all__ = [
     "action_text",
     "building_points",
     "card_name",
+    "deal_order",
     "determinize",
     "load_json",
     "new_game",

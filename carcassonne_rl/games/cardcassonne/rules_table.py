@@ -1,8 +1,8 @@
 """The rules decisions of Cardcassonne in one table.
 
-Everything the rulebooks (seeds 000 and 002) leave open, and every number the engine
-scores with, lives in :class:`RulesTable`.  The engine reads the default
-:data:`RULES`; a game may carry another table through ``CardGameConfig.rules``.
+Everything the rulebooks (German and Dutch) leave open (see docs/rules/cardcassonne.md),
+and every number the engine scores with, lives in :class:`RulesTable`.  The engine reads
+the default :data:`RULES`; a game may carry another table through ``CardGameConfig.rules``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROW_NAMES: tuple[str, ...] = ("cloister", "road", "field", "city")
 class RulesTable:
     """Numbers and decisions of the rules (``DECISIONS`` explains each one)."""
 
-    # (players, cards dealt per player per round, rounds); seeds 000/002.
+    # (players, cards dealt per player per round, rounds); as both rulebooks.
     deal_table: tuple[tuple[int, int, int], ...] = ((2, 6, 10), (3, 5, 8), (4, 5, 6), (5, 4, 6))
     setup_cards: int = 10
     # Decision: the species is bound to the colour; index = colour (Y, R, G, B).
