@@ -32,6 +32,7 @@ def _add_bench_parser(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from .arena_cli import add_arena_parser
+    from .fuzz_cli import add_fuzz_parser
     from .main_job import add_main_parser
     from .train_cli import add_evaluate_parser, add_train_parser
 
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluate_parser(sub)
     add_arena_parser(sub)
     _add_bench_parser(sub)
+    add_fuzz_parser(sub)
     return parser
 
 
@@ -61,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         kwargs = {"expansions": args.expansions} if args.env == "carcassonne_v0" else {}
         bench_env_main(args.env, args.seconds, args.players, **kwargs)
         return 0
+    if args.command == "fuzz":
+        from .fuzz_cli import run_fuzz
+
+        return run_fuzz(args)
     if args.command == "arena":
         from .arena_cli import run_arena
 
