@@ -150,7 +150,8 @@ class TileChecks:
         public_left = state.followers_left
         for p in range(self.players):
             if public_left[p] + on_board_public[p] != 7:
-                return f"seat {p}: {public_left[p]} followers in supply + {on_board_public[p]} placed"
+                placed = on_board_public[p]
+                return f"seat {p}: {public_left[p]} followers in supply + {placed} placed"
         return None
 
     def scores(self, state: Any, thorough: bool) -> str | None:
@@ -351,7 +352,8 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
         mask_codes = checks.mask_codes(state, indices)
         if sorted(mask_codes) != sorted(legal):
             dropped = checks.dropped(state)
-            if dropped and set(mask_codes) <= set(legal) and len(legal) - len(mask_codes) == dropped:
+            missing = len(legal) - len(mask_codes)
+            if dropped and set(mask_codes) <= set(legal) and missing == dropped:
                 tally.window_overflows += 1
             else:
                 tally.fail(f"mask codes {sorted(mask_codes)[:8]}... != legal {sorted(legal)[:8]}")
