@@ -38,7 +38,7 @@ GAMES = ("carcassonne", "cardcassonne")
 ILLEGAL_CHECK_EVERY = 53  # decisions between two refused-illegal-action checks
 COPY_CHECK_EVERY = 211  # decisions between two clone / JSON round-trip checks
 OTHER_SEAT_CHECK_EVERY = 101  # decisions between two checks of a waiting seat's observation
-THOROUGH_CHECK_EVERY = 7  # decisions between two conservation checks by letter / event
+THOROUGH_CHECK_EVERY = 29  # decisions between two checks by tile letter / card kind / event
 MAX_MESSAGES = 5  # failure messages kept per kind
 
 
@@ -204,6 +204,7 @@ class CardChecks:
         from carcassonne_rl.games.cardcassonne.state import FACE_DOWN, TURN
 
         self.kind_counts = list(KIND_COUNTS)
+        self.total_cards = sum(KIND_COUNTS)
         self.num_kinds = NUM_KINDS
         self.face_down = FACE_DOWN
         self.turn_phase = TURN
@@ -217,6 +218,36 @@ class CardChecks:
         return 0
 
     def conservation(self, state: Any, thorough: bool) -> str | None:
+        """130 cards and one big follower per seat: totals every step, by kind when
+        ``thorough``."""
+        rows = state.rows
+        in_rows = sum(len(row) for row in rows)
+        followers_in_rows = [0] * self.players
+        for row in rows:
+            for entry in row:
+                if entry < 0:
+                    followers_in_rows[-entry - 1] += 1
+        for p in range(self.players):
+            expected = int(state._phase == self.turn_phase and state.follower_row[p] >= 0)
+            if followers_in_rows[p] != expected:
+                return f"seat {p}: {followers_in_rows[p]} followers in rows (expected {expected})"
+            if sum(state.hands[p]) != state.hand_size[p]:
+                return f"seat {p}: hand of {sum(state.hands[p])} cards, size {state.hand_size[p]}"
+        claims = state.claims
+        total = (
+            len(state.deck_cards())
+            + sum(state.hand_size)
+            + sum(sum(c) for c in state.collected)
+            + sum(state.removed)
+            + in_rows
+            - sum(followers_in_rows)
+            + len(state.misplaced_queue)
+            + sum(len(claims[p]) for p in range(state.score_player + 1, len(claims)))
+        )
+        if total != self.total_cards:
+            return f"cards not conserved: {total} counted, {self.total_cards} in the game"
+        if not thorough:
+            return None
         counts = [0] * self.num_kinds
         for k in state.deck_cards():
             counts[k] += 1
@@ -227,12 +258,9 @@ class CardChecks:
                 counts[k] += n
         for k, n in enumerate(state.removed):
             counts[k] += n
-        followers = [0] * self.players
-        for row in state.rows:
+        for row in rows:
             for entry in row:
-                if entry < 0:
-                    followers[-entry - 1] += 1
-                else:
+                if entry >= 0:
                     counts[entry % self.face_down] += 1
         for k in state.misplaced_queue:
             counts[k] += 1
@@ -241,10 +269,6 @@ class CardChecks:
                 counts[k] += 1
         if counts != self.kind_counts:
             return f"cards not conserved: counted {counts}, expected {self.kind_counts}"
-        for p in range(self.players):
-            expected = int(state._phase == self.turn_phase and state.follower_row[p] >= 0)
-            if followers[p] != expected or sum(state.hands[p]) != state.hand_size[p]:
-                return f"seat {p}: {followers[p]} followers in rows (expected {expected})"
         return None
 
     def scores(self, state: Any, thorough: bool) -> str | None:
@@ -442,6 +466,12 @@ def fuzz(config: FuzzConfig, decisions: int, seed: int = 0) -> dict[str, Any]:
         "invariant_breaks": tally.invariant_breaks,
         "window_overflows": tally.window_overflows,
         "sampled_checks": dict(sorted(tally.checks.items())),
+        "check_every": {
+            "refusals": ILLEGAL_CHECK_EVERY,
+            "copies": COPY_CHECK_EVERY,
+            "waiting_seat": OTHER_SEAT_CHECK_EVERY,
+            "by_kind": THOROUGH_CHECK_EVERY,
+        },
         "seconds": round(seconds, 1),
         "decisions_per_s": round(tally.decisions / seconds, 1),
         "messages": tally.messages,
