@@ -521,3 +521,17 @@ def fuzz_many(
         emit(line)
         rows.append(row)
     return rows
+
+
+def markdown_table(rows: Iterable[dict[str, Any]]) -> str:
+    """The README's fuzz table of result rows (as written by :func:`fuzz_many`)."""
+    lines = [
+        "| config | decisions | games | crashes | invariant breaks | decisions/s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| `{r['config']}` | {r['decisions']:,} | {r['games']:,} | {r['crashes']} "
+            f"| {r['invariant_breaks']} | {r['decisions_per_s']:,.0f} |"
+        )
+    return "\n".join(lines)
