@@ -239,7 +239,7 @@ def _resume_point(out: Path, config: TrainConfig) -> dict | None:
     free = {"timesteps": 0, "keep_checkpoints": 0}  # may change between sessions
     if saved.to_dict() | free != config.to_dict() | free:
         raise ValueError(f"{out} was trained with another config; resume with the same one")
-    for folder in (out, out / "checkpoints", out / "snapshots"):
+    for folder in (out, out / "checkpoints", out / "snapshots", out / "plots"):
         remove_temporaries(folder)  # left by writes that a kill interrupted
     for model_file in (out / "snapshots").glob("eval_*.zip"):
         model_file.unlink()  # an evaluation's model file whose evaluation was cut short

@@ -98,10 +98,31 @@ def test_sigkill_at_random_moments_then_resume(tmp_path) -> None:
         out / "checkpoints" / f"step_{TIMESTEPS}.zip"
     ).read_bytes()
     assert json.loads((out / "eval_history.json").read_text())[-1]["timesteps"] == TIMESTEPS
-    leftovers = [p for p in out.rglob("*") if TEMPORARY_PATTERN.match(p.name)]
-    assert leftovers == [] or all(p.parent.name == "plots" for p in leftovers)
+    assert [p for p in out.rglob("*") if TEMPORARY_PATTERN.match(p.name)] == []
+    assert (out / "plots" / "training.png").read_bytes().startswith(b"\x89PNG")
 
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(out / "final_model.zip", device="cpu")
     assert model.num_timesteps == TIMESTEPS
+
+
+def test_resume_before_the_first_checkpoint_starts_over_and_prunes(tmp_path) -> None:
+    from carcassonne_rl.training.selfplay import train
+    from carcassonne_rl.training.train_config import TrainConfig
+
+    config = TrainConfig(
+        game="cardcassonne", timesteps=64, n_envs=1, n_steps=64, batch_size=64, n_epochs=1,
+        warm_start_games=0, eval_every=0, eval_deals=1, snapshot_every=32,
+        checkpoint_every=16, keep_checkpoints=2, hidden=16,
+    )  # fmt: skip
+    out = tmp_path / "run"
+    config.save(out / "config.json")  # the run was killed right after it started
+    (out / "snapshots").mkdir()
+    (out / "snapshots" / ".step_32.zip.tmp-999").write_bytes(b"half a model")
+    model = train(config, out, resume=True, progress=False)
+    assert model.num_timesteps == 64
+    assert [s for s, _ in list_checkpoints(out / "checkpoints")] == [48, 64]  # 16, 32 pruned
+    state = json.loads((out / "trainer_state.json").read_text())
+    assert [Path(p).name for p in state["snapshots"]] == ["step_32.zip", "step_64.zip"]
+    assert sorted(p.name for p in (out / "snapshots").iterdir()) == ["step_32.zip", "step_64.zip"]
