@@ -11,7 +11,8 @@ observation and mask at every step) until ``decisions`` actions have been taken,
 - sampled: an illegal engine code is refused (``IllegalActionError``) with the state
   unchanged; a type-invalid env action (float, ``None``, out of range) is refused with
   the env unchanged; ``clone()`` and ``load_json(to_json())`` copies equal the state and,
-  given the rest of the game's actions, end in the same final state.
+  given the rest of the game's actions, end in the same final state; a waiting seat's mask
+  is all zeros; tile letters / card kinds and the score events one by one (public API).
 
 A Python exception escaping a game counts as a crash (the run goes on with a new game).
 The result is one JSON-able dict: ``{"decisions", "games", "crashes",
