@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -86,9 +86,13 @@ class MLP:
         out["meta"] = np.frombuffer(json.dumps(self.meta).encode(), np.uint8)
         return out
 
-    def save(self, path: str | Path) -> None:
-        """Write the ``.npz`` (to a temporary name first, then renamed into place)."""
-        path = Path(path)
+    def save(self, target: str | Path | BinaryIO) -> None:
+        """Write the ``.npz`` to a path (a temporary name first, then renamed into place) or
+        to a binary file object."""
+        if hasattr(target, "write"):
+            np.savez(target, **self.arrays())
+            return
+        path = Path(target)
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
             np.savez(f, **self.arrays())

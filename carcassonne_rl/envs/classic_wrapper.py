@@ -5,8 +5,11 @@
 
 - order enforcement: stepping, observing, rendering or reading ``agents``/``rewards``/...
   before ``reset()`` raises (it *is* an ``OrderEnforcingWrapper``);
-- out-of-bounds assertion: an action outside ``action_space(agent)`` fails an ``assert``
-  (``None`` is the only action accepted from a terminated agent);
+- out-of-bounds check: an action that is not an integer (``int`` or numpy integer, not
+  ``bool``) in ``action_space(agent)``, or ``None`` from an agent still playing, raises
+  :class:`InvalidActionError` (an ``AssertionError``, as PettingZoo's wrapper raises, and a
+  ``ValueError``; raised also under ``python -O``) and changes nothing; ``None`` is the only
+  action accepted from a terminated agent;
 - illegal-move termination: an action that the last action mask forbids ends the game: the
   agent that made it receives ``illegal_reward`` (-1), the others 0, every agent is
   terminated and truncated, and ``infos[agent]["illegal_action"]`` is set. The engine is
@@ -24,6 +27,30 @@ import numpy as np
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+
+class InvalidActionError(ValueError, AssertionError):
+    """An env action that is not an index of the action space (or ``None`` while alive)."""
+
+
+def check_action_index(action: Any, num_actions: int, agent: str) -> int:
+    """``action`` as an ``int`` if it is an integer in ``0..num_actions-1``; else raises
+    :class:`InvalidActionError` naming the action and what was expected."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if action is None:
+            raise InvalidActionError(
+                f"{agent} is still playing: step(None) is only for terminated agents; "
+                f"expected an action index 0..{num_actions - 1}"
+            )
+        raise InvalidActionError(
+            f"action {action!r} of type {type(action).__name__} for {agent} is not an "
+            f"action index: expected an int (or numpy integer) in 0..{num_actions - 1}"
+        )
+    if not 0 <= action < num_actions:
+        raise InvalidActionError(
+            f"action {action!r} for {agent} is out of the action space 0..{num_actions - 1}"
+        )
+    return int(action)
 
 
 class ClassicWrapper(OrderEnforcingWrapper):
@@ -65,17 +92,19 @@ class ClassicWrapper(OrderEnforcingWrapper):
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
         if dead:
-            assert action is None, "a terminated or truncated agent may only step with None"
+            if action is not None:
+                raise InvalidActionError(
+                    f"{agent} is terminated or truncated: it may only step with None, "
+                    f"got {action!r}"
+                )
             raw._was_dead_step(action)
             return
-        assert isinstance(action, (int, np.integer)) and 0 <= action < raw.num_actions, (
-            f"action {action!r} is not in the action space of {agent}"
-        )
-        if not raw.is_legal_index(int(action)):
+        index = check_action_index(action, raw.num_actions, agent)
+        if not raw.is_legal_index(index):
             EnvLogger.warn_on_illegal_move()
-            self._terminate_illegal(agent, int(action))
+            self._terminate_illegal(agent, index)
             return
-        raw.step(action)
+        raw.step(index)
 
     def _terminate_illegal(self, agent: str, action: int) -> None:
         raw = self._raw

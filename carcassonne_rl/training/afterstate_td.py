@@ -47,6 +47,8 @@ from carcassonne_rl.agents.afterstate_agent import (
 from carcassonne_rl.agents.value_net import MLP, single_threaded_blas
 from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES, afterstate_features
 
+from .run_files import atomic_save_model, atomic_write_bytes, atomic_write_json, remove_temporaries
+
 STATE_FILE = "trainer_state.json"
 
 
@@ -107,7 +109,7 @@ class AfterstateConfig:
         return d
 
     def save(self, path: Path) -> None:
-        _atomic_write(path, json.dumps(self.to_dict(), indent=2))
+        atomic_write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: Path) -> AfterstateConfig:
@@ -116,12 +118,6 @@ class AfterstateConfig:
         if unknown:
             raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
         return cls(**data)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 # ------------------------------------------------------------------------- self-play
@@ -325,16 +321,18 @@ class Learner:
         return float(np.mean(losses))
 
     def save(self, path: Path) -> None:
+        import io
+
         import torch
 
-        tmp = path.with_name(path.name + ".tmp")
+        buffer = io.BytesIO()
         torch.save(
             {"model": self.model.state_dict(), "opt": self.opt.state_dict(),
              "x": torch.from_numpy(self.x.astype(np.float16)), "y": torch.from_numpy(self.y),
              "rng": self.rng.bit_generator.state},
-            tmp,
+            buffer,
         )  # fmt: skip
-        tmp.replace(path)
+        atomic_write_bytes(path, buffer.getvalue())
 
     def load(self, path: Path) -> None:
         import torch
@@ -375,6 +373,10 @@ def train_afterstate(
         if saved.to_dict() | {"timesteps": 0} != config.to_dict() | {"timesteps": 0}:
             raise ValueError(f"{out} was trained with another config; resume with the same one")
         state = json.loads((out / STATE_FILE).read_text())
+        for folder in (out, out / "checkpoints", out / "snapshots", out / "plots"):
+            remove_temporaries(folder)  # left by writes that a kill interrupted
+        for model_file in (out / "snapshots").glob("eval_*.npz"):
+            model_file.unlink()  # an evaluation cut short
         learner.load(out / "checkpoints" / "learner.pt")
     else:
         for sub in ("checkpoints", "snapshots", "plots"):
@@ -417,11 +419,13 @@ def train_afterstate(
             done = step >= config.timesteps
             if config.snapshot_every and (step - last["snapshot"] >= config.snapshot_every):
                 last["snapshot"] = step
-                export(learner.model, config).save(out / "snapshots" / f"step_{step}.npz")
+                atomic_save_model(
+                    export(learner.model, config), out / "snapshots" / f"step_{step}.npz"
+                )
             if done or (config.eval_every and step - last["eval"] >= config.eval_every):
                 last["eval"] = step
                 path = out / "snapshots" / f"eval_{step}.npz"
-                export(learner.model, config).save(path)
+                atomic_save_model(export(learner.model, config), path)
                 if progress:
                     print(f"[afterstate] evaluating at {step} positions "
                           f"({config.eval_deals} deals per baseline)", flush=True)  # fmt: skip
@@ -433,13 +437,13 @@ def train_afterstate(
                     writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], step)
                     writer.add_scalar(f"eval/margin_vs_{row['opponent']}", row["mean_margin"], step)
                 evals.append(entry)
-                _atomic_write(history_file, json.dumps(evals, indent=2))
+                atomic_write_json(history_file, evals)
             if done or step - last["checkpoint"] >= config.checkpoint_every:
                 last["checkpoint"] = step
                 state.update({f"last_{k}": v for k, v in last.items()})
                 _checkpoint(learner, config, out, state)
         final = export(learner.model, config)
-        final.save(out / "final_model.npz")
+        atomic_save_model(final, out / "final_model.npz")
     finally:
         writer.close()
         if pool is not None:
@@ -452,9 +456,9 @@ def train_afterstate(
 
 def _checkpoint(learner: Learner, config: AfterstateConfig, out: Path, state: dict) -> None:
     ck = out / "checkpoints"
-    export(learner.model, config).save(ck / "latest.npz")
+    atomic_save_model(export(learner.model, config), ck / "latest.npz")
     learner.save(ck / "learner.pt")
-    _atomic_write(out / STATE_FILE, json.dumps(state, indent=2))  # last: marks the set complete
+    atomic_write_json(out / STATE_FILE, state)  # last: marks the set complete
 
 
 def _self_play(

@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .arena_cli import add_arena_parser
     from .export_model import add_export_parser
+    from .fuzz_cli import add_fuzz_parser
     from .main_job import add_main_parser
     from .train_cli import add_evaluate_parser, add_train_parser
 
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench_parser(sub)
     add_play_parser(sub)
     add_replay_parser(sub)
+    add_fuzz_parser(sub)
     return parser
 
 
@@ -108,6 +110,10 @@ def _run(args: argparse.Namespace) -> int:
         kwargs = {"expansions": args.expansions} if args.env == "carcassonne_v0" else {}
         bench_env_main(args.env, args.seconds, args.players, **kwargs)
         return 0
+    if args.command == "fuzz":
+        from .fuzz_cli import run_fuzz
+
+        return run_fuzz(args)
     if args.command == "arena":
         from .arena_cli import run_arena
 

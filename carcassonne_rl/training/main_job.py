@@ -164,7 +164,9 @@ def run_main(args: argparse.Namespace) -> int:
         tables.append(f"### {game} ({timesteps} steps, {train_s / 60:.1f} min training)\n\n"
                       + markdown_rows(rows, "trained"))  # fmt: skip
     text = "\n\n".join(tables)
-    (args.out / "results.md").write_text(text + "\n")
-    (args.out / "results.json").write_text(json.dumps(summary, indent=2))
+    from .run_files import atomic_write_text
+
+    atomic_write_text(args.out / "results.md", text + "\n")
+    atomic_write_text(args.out / "results.json", json.dumps(summary, indent=2))
     print(text)
     return 0

@@ -64,6 +64,10 @@ def plot_training(out: Path) -> Path:
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
     fig.suptitle(f"{config.get('game', '')} self-play, {config.get('players', '')} players")
     fig.tight_layout()
-    path = out / "plots" / "training.png"
-    fig.savefig(path, dpi=110)
-    return path
+    import io
+
+    from .run_files import atomic_write_bytes
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return atomic_write_bytes(out / "plots" / "training.png", buffer.getvalue())

@@ -8,12 +8,18 @@ A run folder holds::
 
     config.json               the TrainConfig
     policy_spec.json          game / encoder of the models (to load them as agents)
-    checkpoints/latest.zip    model + optimiser, for exact resume (with trainer_state.json)
+    checkpoints/step_N.zip    model + optimiser, for exact resume (trainer_state.json names
+                              the one it goes with); the newest ``keep_checkpoints`` are kept
+    checkpoints/latest.zip    the newest checkpoint under a fixed name
+    trainer_state.json        counters, pool members, evaluations at the last checkpoint
     snapshots/step_N.zip      pool members
     final_model.zip           the model after the last step
     eval_history.json         periodic arena results vs the baselines (win rate + 95% CI)
     tb/                       TensorBoard logs
     plots/training.png        episode reward and win rates over training
+
+Models, checkpoints and JSON files are written atomically (``run_files``): a run killed at
+any moment resumes from its last complete checkpoint.
 """
 
 from __future__ import annotations
@@ -38,6 +44,14 @@ from carcassonne_rl.envs.single_agent import SingleAgentEnv
 from .opponent_pool import OpponentPool, PoolSchedule
 from .policies import CARD_NET_ARCH, TilePolicy
 from .progress import count, on_terminal, phase, plain_training_progress
+from .run_files import (
+    atomic_link,
+    atomic_save_model,
+    atomic_write_json,
+    checkpoint_path,
+    prune_checkpoints,
+    remove_temporaries,
+)
 from .train_config import TrainConfig
 
 STATE_FILE = "trainer_state.json"
@@ -148,12 +162,12 @@ class SelfPlayCallback(BaseCallback):
         if self._due("eval", self.config.eval_every):
             self.evaluate()
         if self._due("checkpoint", self.config.checkpoint_every):
-            save_checkpoint(self.model, self.out, self.state)
+            save_checkpoint(self.model, self.out, self.state, self.config.keep_checkpoints)
         return True
 
     def snapshot(self) -> str:
         path = self.out / "snapshots" / f"step_{self.num_timesteps}.zip"
-        self.model.save(path)
+        atomic_save_model(self.model, path)
         self.state.setdefault("snapshots", []).append(str(path))
         self.training_env.env_method("set_snapshots", self.state["snapshots"])
         return str(path)
@@ -162,7 +176,7 @@ class SelfPlayCallback(BaseCallback):
         from .evaluation import evaluate_model_file
 
         path = self.out / "snapshots" / f"eval_{self.num_timesteps}.zip"
-        self.model.save(path)
+        atomic_save_model(self.model, path)
         rows = evaluate_model_file(
             path, self.config.game, self.config.players, self.config.expansions,
             opponents=self.config.baselines, deals=self.config.eval_deals, progress=False,
@@ -179,7 +193,7 @@ class SelfPlayCallback(BaseCallback):
         rates = ", ".join(f"vs {r['opponent']} {100 * r['win_rate']:.0f}%" for r in rows)
         phase(f"evaluation at {self.num_timesteps} steps: {rates}")
         path.unlink(missing_ok=True)
-        (self.out / "eval_history.json").write_text(json.dumps(self.state["evals"], indent=2))
+        atomic_write_json(self.out / "eval_history.json", self.state["evals"])
 
 
 def warm(
@@ -200,7 +214,7 @@ def warm(
     stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed)
     phase(f"warm start: done in {time.time() - t0:.0f} s")
     path = out / "snapshots" / "step_0.zip"
-    model.save(path)
+    atomic_save_model(model, path)
     state["snapshots"] = [str(path)]
     state["warm_start"] = {
         "agent": config.warm_start_agent,
@@ -211,11 +225,42 @@ def warm(
     }
 
 
-def save_checkpoint(model: MaskablePPO, out: Path, state: dict) -> None:
-    (out / "checkpoints").mkdir(exist_ok=True)
-    model.save(out / "checkpoints" / "latest.zip")
-    state["timesteps"] = int(model.num_timesteps)
-    (out / STATE_FILE).write_text(json.dumps(state, indent=2))
+def save_checkpoint(model: MaskablePPO, out: Path, state: dict, keep: int = 3) -> Path:
+    """Write ``checkpoints/step_N.zip`` (and ``latest.zip``), then the trainer state that
+    names it, then prune to the newest ``keep`` checkpoints (0: keep all). Each write is
+    atomic and the state is written after its checkpoint, so a kill at any moment leaves
+    a state whose checkpoint is complete."""
+    folder = out / "checkpoints"
+    step = int(model.num_timesteps)
+    path = atomic_save_model(model, checkpoint_path(folder, step))
+    atomic_link(path, folder / "latest.zip")
+    state["timesteps"] = step
+    state["checkpoint"] = path.relative_to(out).as_posix()
+    if "t0" in state:
+        state["wall_s"] = time.time() - state["t0"]
+    atomic_write_json(out / STATE_FILE, state)
+    prune_checkpoints(folder, keep, protect=[path])
+    return path
+
+
+def _resume_point(out: Path, config: TrainConfig) -> dict | None:
+    """The trainer state to resume from, or ``None`` if the run was stopped before its
+    first checkpoint (it then starts over). Raises if there is no run of ``config``."""
+    if not (out / "config.json").exists():
+        raise FileNotFoundError(f"nothing to resume in {out}: no config.json")
+    saved = TrainConfig.load(out / "config.json")
+    free = {"timesteps": 0, "keep_checkpoints": 0, "n_envs": 0}  # may change between sessions
+    if saved.to_dict() | free != config.to_dict() | free:
+        raise ValueError(f"{out} was trained with another config; resume with the same one")
+    for folder in (out, out / "checkpoints", out / "snapshots", out / "plots"):
+        remove_temporaries(folder)  # left by writes that a kill interrupted
+    for model_file in (out / "snapshots").glob("eval_*.zip"):
+        model_file.unlink()  # an evaluation's model file whose evaluation was cut short
+    if not (out / STATE_FILE).exists():
+        return None
+    state = json.loads((out / STATE_FILE).read_text())
+    state["t0"] = time.time() - state.get("wall_s", 0.0)
+    return state
 
 
 def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: bool = True):
@@ -226,19 +271,14 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     out = Path(out)
     state: dict = {"t0": time.time()}
     if resume:
-        if not (out / STATE_FILE).exists():
-            raise FileNotFoundError(f"nothing to resume in {out}: no {STATE_FILE}")
-        saved = TrainConfig.load(out / "config.json")
-        same = {"timesteps": 0, "n_envs": 0}  # a resumed run may change these
-        if saved.to_dict() | same != config.to_dict() | same:
-            raise ValueError(f"{out} was trained with another config; resume with the same one")
-        state = json.loads((out / STATE_FILE).read_text())
-        state["t0"] = time.time() - state.get("wall_s", 0.0)
-    else:
-        if (out / STATE_FILE).exists():
-            raise FileExistsError(
-                f"{out} already holds a run; pass resume=True (CLI: --resume) or a new folder"
-            )
+        resumed_state = _resume_point(out, config)
+        resume = resumed_state is not None
+        state = resumed_state or state
+    elif (out / STATE_FILE).exists():
+        raise FileExistsError(
+            f"{out} already holds a run; pass resume=True (CLI: --resume) or a new folder"
+        )
+    if not resume:
         for sub in ("checkpoints", "snapshots", "plots"):
             (out / sub).mkdir(parents=True, exist_ok=True)
     config.save(out / "config.json")
@@ -246,11 +286,13 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     env = make_vec_env(config)
     try:
         if resume:
-            model = MaskablePPO.load(out / "checkpoints" / "latest.zip", env=env, device="cpu")
+            checkpoint = out / state.get("checkpoint", "checkpoints/latest.zip")
+            model = MaskablePPO.load(checkpoint, env=env, device="cpu")
         else:
             model = new_model(config, env, out / "tb")
             if config.warm_start_games > 0:
                 warm(model, config, out, state, progress)
+                save_checkpoint(model, out, state, config.keep_checkpoints)
         remaining = config.timesteps - model.num_timesteps
         callback = SelfPlayCallback(config, out, state)
         if remaining > 0:
@@ -269,8 +311,8 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
             callback.init_callback(model)
             callback.evaluate()
         state["wall_s"] = time.time() - state["t0"]
-        save_checkpoint(model, out, state)
-        model.save(out / "final_model.zip")
+        save_checkpoint(model, out, state, config.keep_checkpoints)
+        atomic_save_model(model, out / "final_model.zip")
     finally:
         env.close()
     from .plots import plot_training

@@ -260,7 +260,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     )  # fmt: skip
     table = markdown_rows(rows, f"{cfg['game']} policy")
     folder = model.parent
-    (folder / "evaluation.json").write_text(json.dumps(rows, indent=2))
-    (folder / "evaluation.md").write_text(table + "\n")
+    from .run_files import atomic_write_json, atomic_write_text
+
+    atomic_write_json(folder / "evaluation.json", rows)
+    atomic_write_text(folder / "evaluation.md", table + "\n")
     print(table)
     return 0

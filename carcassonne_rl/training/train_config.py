@@ -28,6 +28,7 @@ class TrainConfig:
     baselines: tuple[str, ...] = ("random", "greedy")
     snapshot_every: int = 20_000
     checkpoint_every: int = 20_000
+    keep_checkpoints: int = 3  # newest checkpoints/step_N.zip kept (0 = all); may change on resume
     eval_every: int = 25_000
     eval_deals: int = 20  # duplicate format: each deal played from every seat
     # warm start (warm_start.py): imitate this agent before self-play; 0 games = off
@@ -60,7 +61,13 @@ class TrainConfig:
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("snapshot_every", "checkpoint_every", "eval_every", "warm_start_games"):
+        for name in (
+            "snapshot_every",
+            "checkpoint_every",
+            "eval_every",
+            "warm_start_games",
+            "keep_checkpoints",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 (0 = never), got {getattr(self, name)}")
 
@@ -71,7 +78,9 @@ class TrainConfig:
         return d
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.to_dict(), indent=2))
+        from .run_files import atomic_write_json
+
+        atomic_write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: Path) -> TrainConfig:

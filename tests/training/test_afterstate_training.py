@@ -22,6 +22,7 @@ from carcassonne_rl.training.afterstate_td import (
     export,
     play_games,
 )
+from carcassonne_rl.training.run_files import TEMPORARY_PATTERN
 
 TINY = [
     "--set", "warm_games=4", "--set", "games_per_iteration=4", "--set", "games_in_flight=2",
@@ -107,7 +108,7 @@ def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     final = json.loads(state_file.read_text())
     assert final["timesteps"] >= 2500 and final["iteration"] > saved["iteration"]
     assert final["games"] > saved["games"]
-    assert not list(out.rglob("*.tmp"))
+    assert not [p for p in out.rglob("*") if TEMPORARY_PATTERN.match(p.name)]
     net = load_value_net(out / "final_model.npz")
     assert net.inputs == NUM_FEATURES
     history = json.loads((out / "eval_history.json").read_text())

@@ -77,6 +77,8 @@ def load_json(text: str) -> State:
     """Load a game saved with ``State.to_json``."""
     try:
         record = json.loads(text)
-    except (TypeError, json.JSONDecodeError) as err:
+    except RecursionError:
+        raise SavedGameError("saved game is not valid JSON: nested too deeply") from None
+    except (TypeError, ValueError) as err:  # ValueError: bad JSON, or an int too long to read
         raise SavedGameError(f"saved game is not valid JSON: {err}") from err
     return replay(record)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .state import CardState
 
 FORMAT = 1
+CONFIG_FIELDS = frozenset({"players", "seed", "rules"})
 
 
 def record_of(state: CardState) -> dict:
@@ -56,7 +57,9 @@ def replay(record: dict | str) -> CardState:
     if isinstance(record, str):
         try:
             record = json.loads(record)
-        except json.JSONDecodeError as e:
+        except RecursionError:
+            raise SavedGameError("saved game is not valid JSON: nested too deeply") from None
+        except ValueError as e:  # bad JSON, or an int too long to read
             raise SavedGameError(f"saved game is not valid JSON: {e}") from None
     if not isinstance(record, dict):
         raise SavedGameError("saved game must be a JSON object")
@@ -66,6 +69,9 @@ def replay(record: dict | str) -> CardState:
     if record.get("format") != FORMAT:
         raise SavedGameError(f"field 'format' must be {FORMAT}, got {record.get('format')!r}")
     cfg = _field(record, "config", dict)
+    unknown = sorted(set(cfg) - CONFIG_FIELDS)
+    if unknown:
+        raise SavedGameError(f"field 'config' has unknown fields {unknown}")
     players = _field(cfg, "players", int, "config")
     seed = _field(cfg, "seed", int, "config")
     try:

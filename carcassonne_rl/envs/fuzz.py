@@ -1,0 +1,538 @@
+"""Random-play fuzzing of the envs with invariant checks after every action.
+
+``fuzz(FuzzConfig("carcassonne", 2, ("messages",)), decisions=10**6, seed=0)`` plays
+uniformly random legal games through the wrapped PettingZoo env (``last()`` builds the
+observation and mask at every step) until ``decisions`` actions have been taken, and checks:
+
+- every step: the agent PettingZoo selects is the engine's ``current_player``; the mask is
+  not empty while the game runs and maps exactly onto the engine's legal codes; the
+  observation has the space's shape and dtype; after the action, tiles / cards and
+  followers are conserved and each score equals the sum of that seat's score events;
+- sampled: an illegal engine code is refused (``IllegalActionError``) with the state
+  unchanged; a type-invalid env action (float, ``None``, out of range) is refused with
+  the env unchanged; ``clone()`` and ``load_json(to_json())`` copies equal the state and,
+  given the rest of the game's actions, end in the same final state; a waiting seat's mask
+  is all zeros; tile letters / card kinds and the score events one by one (public API).
+
+A Python exception escaping a game counts as a crash (the run goes on with a new game).
+The result is one JSON-able dict: ``{"decisions", "games", "crashes",
+"invariant_breaks", "decisions_per_s", ...}`` plus the first few failure messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+GAMES = ("carcassonne", "cardcassonne")
+ILLEGAL_CHECK_EVERY = 53  # decisions between two refused-illegal-action checks
+COPY_CHECK_EVERY = 211  # decisions between two clone / JSON round-trip checks
+OTHER_SEAT_CHECK_EVERY = 101  # decisions between two checks of a waiting seat's observation
+THOROUGH_CHECK_EVERY = 29  # decisions between two checks by tile letter / card kind / event
+MAX_MESSAGES = 5  # failure messages kept per kind
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    """One env configuration: game, number of seats, tile-game expansions."""
+
+    game: str = "carcassonne"
+    players: int = 2
+    expansions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"game must be one of {GAMES}, got {self.game!r}")
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ValueError(f"players must be an int from 2 to 5, got {self.players!r}")
+        if not 2 <= self.players <= 5:
+            raise ValueError(f"players must be an int from 2 to 5, got {self.players!r}")
+        if self.expansions and self.game != "carcassonne":
+            raise ValueError("expansions exist for the tile game (carcassonne) only")
+
+    @property
+    def name(self) -> str:
+        """E.g. ``carcassonne_v0 p2 messages+labyrinth``."""
+        extra = f" {'+'.join(self.expansions)}" if self.expansions else ""
+        return f"{self.game}_v0 p{self.players}{extra}"
+
+    def make_env(self):
+        """The wrapped PettingZoo env of this configuration."""
+        if self.game == "carcassonne":
+            from carcassonne_rl.envs import carcassonne_v0
+
+            return carcassonne_v0.env(players=self.players, expansions=self.expansions)
+        from carcassonne_rl.envs import cardcassonne_v0
+
+        return cardcassonne_v0.env(players=self.players)
+
+
+# Both games at 2-5 seats, and every tile expansion set (at 2 and 4 seats).
+STANDARD_CONFIGS: tuple[FuzzConfig, ...] = (
+    *(FuzzConfig("carcassonne", n) for n in (2, 3, 4, 5)),
+    *(FuzzConfig("cardcassonne", n) for n in (2, 3, 4, 5)),
+    FuzzConfig("carcassonne", 2, ("messages",)),
+    FuzzConfig("carcassonne", 2, ("labyrinth",)),
+    FuzzConfig("carcassonne", 2, ("messages", "labyrinth")),
+    FuzzConfig("carcassonne", 4, ("messages", "labyrinth")),
+    FuzzConfig("carcassonne", 4, ("messages",)),
+    FuzzConfig("carcassonne", 4, ("labyrinth",)),
+)
+
+
+# --------------------------------------------------------------------------- per-game checks
+class TileChecks:
+    """Invariants of the tile game (public engine API where it is cheap enough)."""
+
+    def __init__(self, raw_env: Any) -> None:
+        from carcassonne_rl.games.carcassonne import layout as L
+        from carcassonne_rl.games.carcassonne import load_json
+
+        self.raw = raw_env
+        self.layout = L
+        self.load_json = load_json
+        self.players = raw_env.players
+
+    def mask_codes(self, state: Any, mask_indices: np.ndarray) -> list[int]:
+        encoder = self.raw.encoder
+        L = self.layout
+        if state._ints[L.R_PHASE] == L.PHASE_TILE:
+            # placement index = (window row * W + window column) * 4 + rotation
+            x0, y0 = encoder.origin(state)
+            w = encoder.window
+            cell, rotation = np.divmod(mask_indices, 4)
+            wy, wx = np.divmod(cell, w)
+            codes = ((wy + y0 + L.OFF) * L.SIZE + wx + x0 + L.OFF) * 4 + rotation
+            return codes.tolist()
+        return [encoder.code_of(state, int(i)) for i in mask_indices]
+
+    def dropped(self, state: Any) -> int:
+        return self.raw.encoder.dropped_moves(state)
+
+    def conservation(self, state: Any, thorough: bool) -> str | None:
+        """Tiles and followers conserved: counts every step, by letter when ``thorough``."""
+        L = self.layout
+        ints = state._ints
+        pending = int(ints[L.R_PHASE] == L.PHASE_TILE)
+        in_pile = int(ints[L.R_DECKLEN] - ints[L.R_DECKPOS])
+        total = int(ints[L.R_NSLOTS]) + int(ints[L.R_NDISCARD]) + in_pile + pending
+        if total != int(ints[L.R_DECKLEN]) + 1:
+            return f"tiles not conserved: {total} counted, {int(ints[L.R_DECKLEN]) + 1} dealt"
+        owners = state._segs[: ints[L.R_NSLOTS] * L.MAX_SEGMENTS, L.S_OWNER]
+        on_board = np.bincount(owners[owners >= 0], minlength=self.players)
+        left = ints[L.R_FOLLOWERS : L.R_FOLLOWERS + self.players]
+        if (left + on_board != 7).any():
+            return f"followers not conserved: supply {left.tolist()}, on board {on_board.tolist()}"
+        if not thorough:
+            return None
+        # by letter through the public API: every tile of the draw pile, plus the start tile,
+        # is placed, discarded, still in the pile or being placed
+        placed = Counter(t[0] for t in state.placed_tiles())
+        placed.update(state.discarded)
+        placed.update({k: v for k, v in state.remaining_tiles().items() if v})
+        if state.current_tile is not None:
+            placed[state.current_tile] += 1
+        expected = Counter(state.draw_order)
+        expected["D"] += 1
+        if placed != expected:
+            return f"tiles not conserved: counted {dict(placed)}, expected {dict(expected)}"
+        on_board_public = Counter(f.player for f in state.placed_followers())
+        public_left = state.followers_left
+        for p in range(self.players):
+            if public_left[p] + on_board_public[p] != 7:
+                placed = on_board_public[p]
+                return f"seat {p}: {public_left[p]} followers in supply + {placed} placed"
+        return None
+
+    def scores(self, state: Any, thorough: bool) -> str | None:
+        """Each score = the sum of its score events (the public events when ``thorough``)."""
+        if thorough:
+            totals = [0] * self.players
+            for event in state.score_events:
+                totals[event.player] += event.points
+        else:
+            L = self.layout
+            events = state._events[: state._ints[L.R_NEVENTS]]
+            totals = np.bincount(
+                events[:, L.E_PLAYER], weights=events[:, L.E_POINTS], minlength=self.players
+            )
+            totals = totals.astype(np.int64).tolist()
+        if totals != state.scores.tolist():
+            return f"scores {state.scores.tolist()} != sums of score events {totals}"
+        return None
+
+    def illegal_code(self, state: Any, rng: random.Random) -> int:
+        legal = set(state.legal_action_codes().tolist())
+        while True:
+            choice = rng.randrange(4)
+            if choice == 0:
+                code = rng.choice((-1, -(2**31), 2**31 - 1, 10**6))
+            elif choice == 1:
+                code = rng.randrange(161 * 161 * 4)  # any placement code
+            else:
+                code = rng.randrange(64)  # follower / figure / message codes
+            if code not in legal:
+                return code
+
+    def fingerprint(self, state: Any) -> bytes:
+        L = self.layout
+        ints = state._ints
+        used_events = state._events[: ints[L.R_NEVENTS]]  # the rest is uninitialised
+        used_pool = state._pool[: ints[L.R_POOL]]
+        digest = hashlib.blake2b(digest_size=20)
+        for array in (state._board, ints, state._tiles, state._segs, used_events, used_pool):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(np.asarray(state.history, np.int64).tobytes())
+        return digest.digest()
+
+
+class CardChecks:
+    """Invariants of Cardcassonne: 130 cards and one big follower per seat."""
+
+    def __init__(self, raw_env: Any) -> None:
+        from carcassonne_rl.games.cardcassonne import KIND_COUNTS, NUM_KINDS, load_json
+        from carcassonne_rl.games.cardcassonne.state import FACE_DOWN, TURN
+
+        self.kind_counts = list(KIND_COUNTS)
+        self.total_cards = sum(KIND_COUNTS)
+        self.num_kinds = NUM_KINDS
+        self.face_down = FACE_DOWN
+        self.turn_phase = TURN
+        self.load_json = load_json
+        self.players = raw_env.players
+
+    def mask_codes(self, state: Any, mask_indices: np.ndarray) -> list[int]:
+        return mask_indices.tolist()  # the action index is the engine code
+
+    def dropped(self, state: Any) -> int:
+        return 0
+
+    def conservation(self, state: Any, thorough: bool) -> str | None:
+        """130 cards and one big follower per seat: totals every step, by kind when
+        ``thorough``."""
+        rows = state.rows
+        in_rows = sum(len(row) for row in rows)
+        followers_in_rows = [0] * self.players
+        for row in rows:
+            for entry in row:
+                if entry < 0:
+                    followers_in_rows[-entry - 1] += 1
+        for p in range(self.players):
+            expected = int(state._phase == self.turn_phase and state.follower_row[p] >= 0)
+            if followers_in_rows[p] != expected:
+                return f"seat {p}: {followers_in_rows[p]} followers in rows (expected {expected})"
+            if sum(state.hands[p]) != state.hand_size[p]:
+                return f"seat {p}: hand of {sum(state.hands[p])} cards, size {state.hand_size[p]}"
+        claims = state.claims
+        total = (
+            len(state.deck_cards())
+            + sum(state.hand_size)
+            + sum(sum(c) for c in state.collected)
+            + sum(state.removed)
+            + in_rows
+            - sum(followers_in_rows)
+            + len(state.misplaced_queue)
+            + sum(len(claims[p]) for p in range(state.score_player + 1, len(claims)))
+        )
+        if total != self.total_cards:
+            return f"cards not conserved: {total} counted, {self.total_cards} in the game"
+        if not thorough:
+            return None
+        counts = [0] * self.num_kinds
+        for k in state.deck_cards():
+            counts[k] += 1
+        for p in range(self.players):
+            for k, n in enumerate(state.hands[p]):
+                counts[k] += n
+            for k, n in enumerate(state.collected[p]):
+                counts[k] += n
+        for k, n in enumerate(state.removed):
+            counts[k] += n
+        for row in rows:
+            for entry in row:
+                if entry >= 0:
+                    counts[entry % self.face_down] += 1
+        for k in state.misplaced_queue:
+            counts[k] += 1
+        for p in range(state.score_player + 1, len(state.claims)):  # claims not scored yet
+            for k, _ in state.claims[p]:
+                counts[k] += 1
+        if counts != self.kind_counts:
+            return f"cards not conserved: counted {counts}, expected {self.kind_counts}"
+        return None
+
+    def scores(self, state: Any, thorough: bool) -> str | None:
+        totals = [0] * self.players
+        for event in state.score_events:
+            totals[event.player] += event.points
+        if totals != state.scores.tolist():
+            return f"scores {state.scores.tolist()} != sums of score events {totals}"
+        return None
+
+    def illegal_code(self, state: Any, rng: random.Random) -> int:
+        legal = set(state.legal_codes_list())
+        while True:
+            code = rng.choice((-1, 206, 10**6)) if rng.random() < 0.2 else rng.randrange(206)
+            if code not in legal:
+                return code
+
+    def fingerprint(self, state: Any) -> bytes:
+        fields = tuple(getattr(state, name) for name in type(state).__slots__ if name != "rules")
+        return hashlib.blake2b(repr(fields).encode(), digest_size=20).digest()
+
+
+# --------------------------------------------------------------------------- the run
+class _Tally:
+    """Counters and the first failure messages of a run."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.games = 0
+        self.crashes = 0
+        self.invariant_breaks = 0
+        self.checks: Counter[str] = Counter()
+        self.window_overflows = 0
+        self.messages: list[str] = []
+
+    def fail(self, message: str) -> None:
+        self.invariant_breaks += 1
+        if len(self.messages) < MAX_MESSAGES:
+            self.messages.append(f"decision {self.decisions}: {message}")
+
+    def crash(self, error: BaseException) -> None:
+        self.crashes += 1
+        if len(self.messages) < MAX_MESSAGES:
+            tail = "".join(traceback.format_exception(error)[-3:])
+            self.messages.append(f"crash at decision {self.decisions}: {tail}")
+
+
+BAD_ENV_ACTIONS: tuple[Callable[[int, int], Any], ...] = (
+    lambda a, n: float(a),
+    lambda a, n: None,
+    lambda a, n: -1,
+    lambda a, n: n,
+    lambda a, n: np.float32(a),
+    lambda a, n: True,
+    lambda a, n: str(a),
+)
+
+
+def _env_fingerprint(env: Any, checks: Any) -> tuple:
+    raw = env.unwrapped
+    return (
+        checks.fingerprint(raw.state),
+        raw.agent_selection,
+        tuple(raw.agents),
+        repr(raw.terminations),
+        repr(raw._cumulative_rewards),
+    )
+
+
+def _check_copies(copies: list[tuple[int, Any, str]], state: Any, checks: Any, tally: _Tally):
+    """Continue each sampled copy with the rest of the game's actions; compare the ends."""
+    final = checks.fingerprint(state)
+    for start, copy, how in copies:
+        for code in state.history[start:]:
+            copy.apply_code(code)
+        tally.checks["copy_continued"] += 1
+        if checks.fingerprint(copy) != final:
+            tally.fail(f"{how} copy made at action {start} continued to a different end")
+
+
+def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: int) -> None:
+    raw = env.unwrapped
+    copies: list[tuple[int, Any, str]] = []
+    agents = raw.possible_agents
+    obs_space = raw.observation_space(agents[0])["observation"]
+    while raw.agents:
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if tally.decisions >= limit:
+            return
+        state = raw.state
+        agent = raw.agent_selection
+        if state.is_over or agent != agents[state.current_player]:
+            tally.fail(f"PettingZoo selects {agent}, the engine seat {state.current_player}")
+        observation = obs["observation"]
+        if observation.shape != obs_space.shape or observation.dtype != obs_space.dtype:
+            tally.fail(f"observation {observation.shape} {observation.dtype} off its space")
+        indices = np.flatnonzero(obs["action_mask"])
+        legal = state.legal_action_codes().tolist()
+        if indices.size == 0:
+            tally.fail(f"empty action mask while the game runs (phase {state.phase})")
+            return
+        mask_codes = checks.mask_codes(state, indices)
+        if sorted(mask_codes) != sorted(legal):
+            dropped = checks.dropped(state)
+            missing = len(legal) - len(mask_codes)
+            if dropped and set(mask_codes) <= set(legal) and missing == dropped:
+                tally.window_overflows += 1
+            else:
+                tally.fail(f"mask codes {sorted(mask_codes)[:8]}... != legal {sorted(legal)[:8]}")
+        n = tally.decisions
+        if n % OTHER_SEAT_CHECK_EVERY == 0:
+            other = agents[(agents.index(agent) + 1) % len(agents)]
+            if env.observe(other)["action_mask"].any():
+                tally.fail(f"waiting seat {other} has a non-zero mask")
+        if n % ILLEGAL_CHECK_EVERY == 0:
+            _check_refusals(env, checks, rng, tally, int(indices[0]))
+        if n % COPY_CHECK_EVERY == 0:
+            clone = state.clone()
+            loaded = checks.load_json(state.to_json())
+            here = checks.fingerprint(state)
+            for copy, how in ((clone, "clone()"), (loaded, "load_json(to_json())")):
+                tally.checks["copy_made"] += 1
+                if checks.fingerprint(copy) != here:
+                    tally.fail(f"{how} differs from the state it copies")
+                copies.append((len(state.history), copy, how))
+        action = int(indices[rng.randrange(indices.size)])
+        env.step(action)
+        tally.decisions += 1
+        thorough = n % THOROUGH_CHECK_EVERY == 0
+        for problem in (checks.conservation(state, thorough), checks.scores(state, thorough)):
+            if problem:
+                tally.fail(problem)
+    tally.games += 1
+    _check_copies(copies, raw.state, checks, tally)
+
+
+def _check_refusals(env: Any, checks: Any, rng: random.Random, tally: _Tally, legal_index: int):
+    """An illegal engine code and a type-invalid env action are refused, nothing changed."""
+    raw = env.unwrapped
+    state = raw.state
+    before = _env_fingerprint(env, checks)
+    code = checks.illegal_code(state, rng)
+    try:
+        state.apply_code(code)
+    except ValueError:
+        pass
+    else:
+        tally.fail(f"illegal engine code {code} was accepted in phase {state.phase}")
+    bad = BAD_ENV_ACTIONS[rng.randrange(len(BAD_ENV_ACTIONS))](legal_index, raw.num_actions)
+    try:
+        env.step(bad)
+    except (ValueError, TypeError, AssertionError):
+        pass
+    else:
+        tally.fail(f"env.step({bad!r}) was accepted")
+    tally.checks["refusals"] += 1
+    if _env_fingerprint(env, checks) != before:
+        tally.fail(f"a refused action (code {code}, env action {bad!r}) changed the state")
+
+
+def fuzz(config: FuzzConfig, decisions: int, seed: int = 0) -> dict[str, Any]:
+    """Random play of ``config`` until ``decisions`` actions, with every check (see module)."""
+    if isinstance(decisions, bool) or not isinstance(decisions, int) or decisions <= 0:
+        raise ValueError(f"decisions must be a positive int, got {decisions!r}")
+    env = config.make_env()
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    checks = TileChecks(raw) if config.game == "carcassonne" else CardChecks(raw)
+    rng = random.Random(seed)
+    tally = _Tally()
+    start = time.perf_counter()
+    first = True
+    while tally.decisions < decisions:
+        if not first:
+            env.reset()
+        first = False
+        try:
+            _play_game(env, checks, rng, tally, decisions)
+        except Exception as error:  # noqa: BLE001 - a crash is what the fuzzer counts
+            tally.crash(error)
+    seconds = time.perf_counter() - start
+    env.close()
+    return {
+        "config": config.name,
+        "game": config.game,
+        "players": config.players,
+        "expansions": list(config.expansions),
+        "seed": seed,
+        "decisions": tally.decisions,
+        "games": tally.games,
+        "crashes": tally.crashes,
+        "invariant_breaks": tally.invariant_breaks,
+        "window_overflows": tally.window_overflows,
+        "sampled_checks": dict(sorted(tally.checks.items())),
+        "check_every": {
+            "refusals": ILLEGAL_CHECK_EVERY,
+            "copies": COPY_CHECK_EVERY,
+            "waiting_seat": OTHER_SEAT_CHECK_EVERY,
+            "by_kind": THOROUGH_CHECK_EVERY,
+        },
+        "seconds": round(seconds, 1),
+        "decisions_per_s": round(tally.decisions / seconds, 1),
+        "messages": tally.messages,
+    }
+
+
+def done_configs(results: Path, decisions: int, seed: int) -> set[str]:
+    """Names of configurations already in the results file (same seed, at least
+    ``decisions``)."""
+    done: set[str] = set()
+    if results.exists():
+        for line in results.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a kill: that config runs again
+            if (
+                isinstance(row, dict)
+                and row.get("seed") == seed
+                and row.get("decisions", 0) >= decisions
+            ):
+                done.add(str(row.get("config")))
+    return done
+
+
+def fuzz_many(
+    configs: Iterable[FuzzConfig],
+    decisions: int,
+    seed: int = 0,
+    results: Path | None = None,
+    emit: Callable[[str], None] = print,
+) -> list[dict[str, Any]]:
+    """Fuzz each configuration in turn; one JSON line each (``emit``, and appended to
+    ``results``). With ``results``, configurations already there are skipped."""
+    skip = done_configs(results, decisions, seed) if results is not None else set()
+    rows = []
+    for config in configs:
+        if config.name in skip:
+            print(f"{config.name}: already in {results}, skipped", file=sys.stderr)
+            continue
+        row = fuzz(config, decisions, seed)
+        line = json.dumps(row)
+        if results is not None:
+            results.parent.mkdir(parents=True, exist_ok=True)
+            with open(results, "a") as out:
+                out.write(line + "\n")
+        emit(line)
+        rows.append(row)
+    return rows
+
+
+def markdown_table(rows: Iterable[dict[str, Any]]) -> str:
+    """The README's fuzz table of result rows (as written by :func:`fuzz_many`)."""
+    lines = [
+        "| config | decisions | games | crashes | invariant breaks | decisions/s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| `{r['config']}` | {r['decisions']:,} | {r['games']:,} | {r['crashes']} "
+            f"| {r['invariant_breaks']} | {r['decisions_per_s']:,.0f} |"
+        )
+    return "\n".join(lines)
