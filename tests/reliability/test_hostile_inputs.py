@@ -347,6 +347,7 @@ def test_fuzz_command_refuses_expansions_for_the_card_game(capsys) -> None:
     assert "--expansions" in capsys.readouterr().err
 
 
-def test_train_refuses_a_negative_checkpoint_count(tmp_path) -> None:
-    with pytest.raises(ValueError, match="keep_checkpoints"):
-        main(["train", "--out", str(tmp_path), "--set", "keep_checkpoints=-1"])
+def test_train_refuses_a_negative_checkpoint_count(tmp_path, capsys) -> None:
+    assert main(["train", "--out", str(tmp_path), "--set", "keep_checkpoints=-1"]) == 2
+    assert "keep_checkpoints must be >= 0" in capsys.readouterr().err
+    assert not (tmp_path / "config.json").exists()
