@@ -161,8 +161,10 @@ def run_jobs(
     workers: int = 1,
     progress: bool = True,
     on_result: Callable[[GameResult], None] | None = None,
+    address: str | None = None,
 ) -> list[GameResult]:
-    """Play the jobs (over ``workers`` processes), in schedule order."""
+    """Play the jobs (over ``workers`` processes, or as Ray tasks on the cluster at
+    ``address``: see ``ray_backend.remote_games``), in schedule order."""
     bar = None
     if progress:
         from tqdm import tqdm
@@ -179,7 +181,13 @@ def run_jobs(
                 bar.update(1)
 
     try:
-        if workers <= 1:
+        if address:
+            from .ray_backend.cluster import ray_session
+            from .ray_backend.remote_games import iter_remote
+
+            with ray_session(address):
+                collect(iter_remote(play_game, jobs))
+        elif workers <= 1:
             collect(play_game(j) for j in jobs)
         else:
             with ProcessPoolExecutor(max_workers=workers) as ex:

@@ -37,6 +37,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     dup.add_argument("--no-duplicate", dest="duplicate", action="store_false")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--address",
+        default=None,
+        help="play the games on this Ray cluster (default: RAY_ADDRESS, else --workers processes)",
+    )
     p.add_argument("--out", type=Path, default=Path("arena_out"))
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for Elo CIs")
     p.add_argument("--no-progress", dest="progress", action="store_false")
@@ -62,7 +67,13 @@ def run_arena(args: argparse.Namespace) -> int:
         raise SystemExit("--games must be > 0")
     jobs = schedule(setup, specs, args.games, args.duplicate, args.seed)
     t0 = time.perf_counter()
-    results = run_jobs(jobs, workers=args.workers, progress=args.progress)
+    from .ray_backend.cluster import ClusterError, resolve_address
+
+    try:
+        address = resolve_address(args.address)
+        results = run_jobs(jobs, workers=args.workers, progress=args.progress, address=address)
+    except ClusterError as err:
+        raise SystemExit(f"error: {err}") from None
     extra = {
         "agents": specs,
         "deals_per_lineup": args.games,

@@ -19,18 +19,20 @@ def evaluate_model_file(
     workers: int = 1,
     progress: bool = True,
     seed: int = 7,
+    address: str | None = None,
 ) -> list[dict]:
     """One row per opponent: the model's win rate (95% CI), mean margin, games, time/move.
 
     Each deal is played once from every seat (seats rotated); with more than 2 players the
-    other seats are all that opponent."""
+    other seats are all that opponent. ``address``: play on that Ray cluster (see
+    ``arena.run_jobs``)."""
     setup = Setup(game, players, tuple(expansions))
     me = f"policy:{Path(path)}"
     rows = []
     for opp in opponents:
         specs = [me] + [opp] * (players - 1)
         jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
-        results = run_jobs(jobs, workers=workers, progress=progress)
+        results = run_jobs(jobs, workers=workers, progress=progress, address=address)
         stats = entry_stats(results, [me])[me]
         rows.append(
             {

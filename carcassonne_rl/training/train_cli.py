@@ -35,6 +35,28 @@ def add_train_parser(sub) -> None:
     )
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true")
+    add_ray_arguments(p)
+
+
+def add_ray_arguments(p: argparse.ArgumentParser) -> None:
+    """``--backend rllib`` with its Ray options (see ``ray_backend/``)."""
+    p.add_argument(
+        "--backend",
+        choices=["sb3", "rllib"],
+        default="sb3",
+        help="sb3: MaskablePPO on this machine; rllib: RLlib PPO on Ray (pip install -e .[ray])",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="rllib: Ray cluster (HOST:PORT, auto, local; default RAY_ADDRESS, else local)",
+    )
+    p.add_argument(
+        "--num-env-runners",
+        type=int,
+        default=1,
+        help="rllib: env-runner actors sampling games (0: sample in the trainer process)",
+    )
 
 
 def add_evaluate_parser(sub) -> None:
@@ -44,6 +66,11 @@ def add_evaluate_parser(sub) -> None:
     p.add_argument("--opponents", default="random,greedy")
     p.add_argument("--workers", type=_positive_int, default=1)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--address",
+        default=None,
+        help="play the games on this Ray cluster (default: RAY_ADDRESS, else local processes)",
+    )
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -66,8 +93,30 @@ def run_train(args: argparse.Namespace) -> int:
     if args.resume:
         config = TrainConfig.load(Path(args.out) / "config.json")
         config.timesteps = args.timesteps
+    if args.backend == "rllib":
+        return _run_train_rllib(args, config)
     train(config, args.out, resume=args.resume, progress=not args.no_progress)
     print(f"run saved in {args.out} (final_model.zip, eval_history.json, plots/training.png)")
+    return 0
+
+
+def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
+    from .ray_backend.cluster import ClusterError, resolve_address
+
+    if args.resume:
+        raise SystemExit("error: --resume is not supported by --backend rllib yet")
+    if args.num_env_runners < 0:
+        raise SystemExit(f"error: --num-env-runners must be >= 0, got {args.num_env_runners}")
+    try:
+        from .ray_backend.trainer import train_rllib
+
+        address = resolve_address(args.address)
+        final = train_rllib(config, args.out, address, args.num_env_runners, not args.no_progress)
+    except (ClusterError, FileExistsError) as err:
+        raise SystemExit(f"error: {err}") from None
+    except ImportError as err:  # ray_backend.trainer imports Ray
+        raise SystemExit(f'error: {err.name} is missing: pip install -e ".[ray]"') from None
+    print(f"run saved in {args.out} ({final.name}, eval_history.json, plots/training.png)")
     return 0
 
 
@@ -99,6 +148,8 @@ def model_and_config(run: str | Path) -> tuple[Path, dict]:
     """The model file of a run folder (or a model path) and the run's config dict."""
     run = Path(run)
     model = run / "final_model.zip" if run.is_dir() else run
+    if run.is_dir() and not model.exists() and (run / "final_model.pt").exists():
+        model = run / "final_model.pt"  # a run of the rllib backend
     if not model.exists():
         raise FileNotFoundError(f"no model at {model}")
     for folder in (model.parent, model.parent.parent):
@@ -112,10 +163,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     model, cfg = model_and_config(args.run)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
-    rows = evaluate_model_file(
-        model, cfg["game"], cfg["players"], cfg.get("expansions", ()), opponents,
-        deals=args.games, workers=args.workers, seed=args.seed,
-    )  # fmt: skip
+    from .ray_backend.cluster import ClusterError, resolve_address
+
+    try:
+        rows = evaluate_model_file(
+            model, cfg["game"], cfg["players"], cfg.get("expansions", ()), opponents,
+            deals=args.games, workers=args.workers, seed=args.seed,
+            address=resolve_address(args.address),
+        )  # fmt: skip
+    except ClusterError as err:
+        raise SystemExit(f"error: {err}") from None
     table = markdown_rows(rows, f"{cfg['game']} policy")
     folder = model.parent
     (folder / "evaluation.json").write_text(json.dumps(rows, indent=2))
