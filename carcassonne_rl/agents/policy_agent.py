@@ -5,9 +5,9 @@ on (the encoders show a player nothing hidden from it), masks illegal actions an
 chosen index back to an engine code. ``deterministic=True`` (default) plays the most
 likely legal action; ``False`` samples.
 
-Two model formats: a MaskablePPO ``.zip`` (SB3 trainer) and a TorchScript ``.pt`` with
-``forward(observations, masks) -> masked logits`` (the RLlib backend's export,
-:class:`ScriptedPolicy`), which needs torch only: no Ray, no SB3.
+Two model formats: a MaskablePPO ``.zip`` (SB3 trainer) and a ``torch.export`` program
+``.pt2`` of ``(observations, masks) -> masked logits`` for a batch of one (the RLlib
+backend's export, :class:`ExportedPolicy`), which needs torch only: no Ray, no SB3.
 """
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ def read_spec(model_path: Path) -> dict:
     )
 
 
-class ScriptedPolicy:
-    """A TorchScript policy file: masked logits of an observation (batch of one)."""
+class ExportedPolicy:
+    """A ``torch.export`` policy file (``.pt2``): masked logits of one observation."""
 
     def __init__(self, path: Path) -> None:
         import torch
 
-        self.module = torch.jit.load(str(path), map_location="cpu").eval()
+        self.module = torch.export.load(str(path)).module()
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Action probabilities (zero where ``mask`` is False)."""
@@ -75,8 +75,8 @@ class ScriptedPolicy:
 
 
 def _load_model(path: Path) -> Any:
-    if path.suffix == ".pt":
-        return ScriptedPolicy(path)
+    if path.suffix == ".pt2":
+        return ExportedPolicy(path)
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO.load(path, device="cpu")
@@ -104,7 +104,7 @@ class PolicyAgent(BaseAgent):
 
     @classmethod
     def load(cls, path: str | Path, deterministic: bool = True, seed: int | None = None):
-        """Load ``path`` (a model .zip or .pt saved by a trainer) with its recorded spec."""
+        """Load ``path`` (a model .zip or .pt2 saved by a trainer) with its recorded spec."""
         import torch
 
         torch.set_num_threads(1)
@@ -133,7 +133,7 @@ class PolicyAgent(BaseAgent):
         mask = self.encoder.action_mask(state).astype(bool)
         if not mask.any():
             raise RuntimeError("no legal action is expressible for the policy (window overflow)")
-        if isinstance(self.model, ScriptedPolicy):
+        if isinstance(self.model, ExportedPolicy):
             probs = self.model.probabilities(obs, mask)
             if self.deterministic:
                 index = int(np.argmax(probs))

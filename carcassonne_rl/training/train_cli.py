@@ -115,7 +115,8 @@ def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
     except (ClusterError, FileExistsError) as err:
         raise SystemExit(f"error: {err}") from None
     except ImportError as err:  # ray_backend.trainer imports Ray
-        raise SystemExit(f'error: {err.name} is missing: pip install -e ".[ray]"') from None
+        msg = f'Ray is not installed ({err.name} is missing): pip install -e ".[ray]"'
+        raise SystemExit(f"error: {msg}") from None
     print(f"run saved in {args.out} ({final.name}, eval_history.json, plots/training.png)")
     return 0
 
@@ -148,8 +149,8 @@ def model_and_config(run: str | Path) -> tuple[Path, dict]:
     """The model file of a run folder (or a model path) and the run's config dict."""
     run = Path(run)
     model = run / "final_model.zip" if run.is_dir() else run
-    if run.is_dir() and not model.exists() and (run / "final_model.pt").exists():
-        model = run / "final_model.pt"  # a run of the rllib backend
+    if run.is_dir() and not model.exists() and (run / "final_model.pt2").exists():
+        model = run / "final_model.pt2"  # a run of the rllib backend
     if not model.exists():
         raise FileNotFoundError(f"no model at {model}")
     for folder in (model.parent, model.parent.parent):

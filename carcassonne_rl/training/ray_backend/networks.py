@@ -3,7 +3,7 @@
 Tile game: :class:`~..policies.TilePlanes` (board CNN), ``_TileLatent`` and
 ``_TileActionHead`` of ``policies.py``; card game: SB3's ``MlpExtractor`` with the
 trainer's layer sizes and tanh, as ``MlpPolicy`` builds it. Torch only (no Ray), so that a
-trained network can be exported (:func:`export_policy`) as TorchScript, which
+trained network can be exported (:func:`export_policy`, ``torch.export``), which
 ``PolicyAgent`` loads with torch alone.
 """
 
@@ -81,17 +81,17 @@ class _MaskedPolicy(nn.Module):
 def export_policy(
     net: ActorCriticNet, observation_space: gym.spaces.Box, num_actions: int, path: Path
 ) -> Path:
-    """Save ``net``'s masked policy as TorchScript at ``path`` (written to a temporary file,
-    then renamed: a reader never sees half a file)."""
+    """Save ``net``'s masked policy for a batch of one with ``torch.export`` at ``path``
+    (``.pt2``; written to a temporary file, then renamed: a reader never sees half a file)."""
     policy = _MaskedPolicy(net).eval()
-    obs = torch.zeros((2, *observation_space.shape), dtype=_TORCH_DTYPES[observation_space.dtype])
-    mask = torch.ones((2, num_actions), dtype=torch.int8)
+    obs = torch.zeros((1, *observation_space.shape), dtype=_TORCH_DTYPES[observation_space.dtype])
+    mask = torch.ones((1, num_actions), dtype=torch.int8)
     with torch.no_grad():
-        scripted = torch.jit.trace(policy, (obs, mask), check_trace=False)
+        program = torch.export.export(policy, (obs, mask))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.jit.save(scripted, str(tmp))
+    tmp = path.with_name(path.name + ".tmp")
+    torch.export.save(program, str(tmp))
     tmp.replace(path)
     return path
 

@@ -12,9 +12,9 @@ opponents form a league (the same shares as the SB3 trainer's ``PoolSchedule``):
 
 The run folder (see ``selfplay.py``) holds ``config.json``, ``policy_spec.json``,
 ``checkpoints/rllib/`` (the RLlib checkpoint: modules, optimiser, env runners) with
-``trainer_state.json``, ``snapshots/step_N.pt``, ``final_model.pt``, ``eval_history.json``,
-``tb/`` and ``plots/training.png``. The ``.pt`` files are TorchScript exports of ``main``
-(:func:`.networks.export_policy`): ``policy:RUN/final_model.pt`` loads them with torch
+``trainer_state.json``, ``snapshots/step_N.pt2``, ``final_model.pt2``, ``eval_history.json``,
+``tb/`` and ``plots/training.png``. The ``.pt2`` files are ``torch.export`` programs of ``main``
+(:func:`.networks.export_policy`): ``policy:RUN/final_model.pt2`` loads them with torch
 alone, no Ray needed. No warm start (imitation of the greedy baseline) in this backend.
 """
 
@@ -35,7 +35,7 @@ from .multi_agent_env import LEARNER, TurnBasedMultiAgentEnv
 MAIN = "main"
 SNAPSHOT_SLOTS = 4
 STATE_FILE = "trainer_state.json"
-FINAL_MODEL = "final_model.pt"
+FINAL_MODEL = "final_model.pt2"
 
 
 def snapshot_slot(index: int) -> str:
@@ -144,7 +144,7 @@ def copy_main_to(algo: Any, slots: list[str]) -> None:
 
 
 def export_main(algo: Any, config: TrainConfig, path: Path) -> Path:
-    """``main`` as TorchScript at ``path`` (loadable by ``policy:PATH`` without Ray)."""
+    """``main`` exported at ``path`` (loadable by ``policy:PATH`` without Ray)."""
     import torch
 
     from .networks import ActorCriticNet, export_policy
@@ -192,14 +192,14 @@ class _Run:
         slot = snapshot_slot(self.next_slot % SNAPSHOT_SLOTS)
         self.next_slot += 1
         copy_main_to(algo, [slot])
-        path = export_main(algo, self.config, self.out / "snapshots" / f"step_{steps}.pt")
+        path = export_main(algo, self.config, self.out / "snapshots" / f"step_{steps}.pt2")
         self.state["snapshots"].append(str(path))
 
     def evaluate(self, algo: Any, steps: int) -> None:
         from ..evaluation import evaluate_model_file
 
         cfg = self.config
-        path = export_main(algo, cfg, self.out / "snapshots" / f"eval_{steps}.pt")
+        path = export_main(algo, cfg, self.out / "snapshots" / f"eval_{steps}.pt2")
         rows = evaluate_model_file(
             path, cfg.game, cfg.players, cfg.expansions, opponents=cfg.baselines,
             deals=cfg.eval_deals, progress=False, address=self.address,
@@ -227,26 +227,26 @@ def train_rllib(
     progress: bool = True,
 ) -> Path:
     """Train a run with RLlib in folder ``out`` on the Ray cluster at ``address`` (None: a
-    Ray started on this machine); returns the path of ``final_model.pt``."""
+    Ray started on this machine); returns the path of ``final_model.pt2``."""
     out = Path(out)
     if (out / STATE_FILE).exists():
         raise FileExistsError(f"{out} already holds a run; choose a new folder")
     if num_env_runners < 0:
         raise ValueError(f"num_env_runners must be >= 0, got {num_env_runners}")
-    for sub in ("checkpoints", "snapshots", "plots"):
-        (out / sub).mkdir(parents=True, exist_ok=True)
-    config.save(out / "config.json")
-    write_spec(out, config.game, config.expansions, config.window)
-    run = _Run(config, out, address)
-    if config.warm_start_games:
-        run.state["warm_start"] = "none: the rllib backend starts from random weights"
-    with ray_session(address or "local") as ray:
+    with ray_session(address or "local") as ray:  # first: a bad address leaves no folder
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if num_env_runners > cpus:
             raise ClusterError(
                 f"{num_env_runners} env runners need {num_env_runners} CPUs; the Ray cluster "
                 f"has {cpus}"
             )
+        for sub in ("checkpoints", "snapshots", "plots"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+        config.save(out / "config.json")
+        write_spec(out, config.game, config.expansions, config.window)
+        run = _Run(config, out, address)
+        if config.warm_start_games:
+            run.state["warm_start"] = "none: the rllib backend starts from random weights"
         algo = build_algorithm(config, num_env_runners)
         try:
             copy_main_to(algo, [snapshot_slot(i) for i in range(SNAPSHOT_SLOTS)])
