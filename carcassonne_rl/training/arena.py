@@ -183,10 +183,10 @@ def run_jobs(
     try:
         if address:
             from .ray_backend.cluster import ray_session
-            from .ray_backend.remote_games import iter_remote
+            from .ray_backend.remote_games import absolute_paths, iter_remote
 
             with ray_session(address):
-                collect(iter_remote(play_game, jobs))
+                collect(iter_remote(play_game, [absolute_paths(j) for j in jobs]))
         elif workers <= 1:
             collect(play_game(j) for j in jobs)
         else:

@@ -130,3 +130,65 @@ def test_arena_cli_on_ray_writes_the_same_table(local_ray, tmp_path, capsys):
     local = capsys.readouterr().out.split("written:")[0]
     assert main(argv + ["--address", "local", "--out", str(tmp_path / "ray")]) == 0
     assert capsys.readouterr().out.split("written:")[0] == local
+
+
+@pytest.mark.parametrize("game", ["cardcassonne", "carcassonne"])
+def test_multi_agent_env_is_turn_based_and_pays_the_result(game):
+    from carcassonne_rl.training.ray_backend.multi_agent_env import TurnBasedMultiAgentEnv
+
+    env = TurnBasedMultiAgentEnv({"game": game, "players": 2, "reward_mode": "win_loss"})
+    rng = np.random.default_rng(0)
+    for episode in range(2):
+        obs, _ = env.reset(seed=episode)
+        totals: dict[str, float] = {}
+        done = False
+        while not done:
+            assert len(obs) == 1  # only the agent to act observes
+            ((agent, o),) = obs.items()
+            state = env.raw.state
+            assert env.seat_agent[state.current_player] == agent
+            legal = np.flatnonzero(o["action_mask"])
+            assert (
+                len(legal) > 0
+                and o["observations"].shape == env.raw.encoder.observation_space.shape
+            )
+            obs, rewards, terminated, _, _ = env.step({agent: int(rng.choice(legal))})
+            for a, r in rewards.items():
+                totals[a] = totals.get(a, 0.0) + r
+            done = terminated["__all__"]
+        assert set(obs) == {"learner", "opponent_1"}  # everyone sees the end
+        winners = env.raw.state.winners()
+        for seat, agent in env.seat_agent.items():
+            expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+            assert totals[agent] == expected
+
+
+def test_league_maps_the_learner_to_main_and_opponents_to_the_league():
+    from carcassonne_rl.training.ray_backend.trainer import LeagueMapping
+
+    mapping = LeagueMapping(0.625, ("snapshot_0", "snapshot_1"))
+    assert {mapping("learner") for _ in range(200)} == {"main"}
+    drawn = [mapping("opponent_1") for _ in range(4000)]
+    assert set(drawn) == {"main", "snapshot_0", "snapshot_1"}
+    assert abs(drawn.count("main") / 4000 - 0.625) < 0.05
+
+
+def test_snapshot_slots_take_mains_weights(local_ray):
+    from carcassonne_rl.training.ray_backend.trainer import build_algorithm, copy_main_to
+    from carcassonne_rl.training.train_config import TrainConfig
+
+    config = TrainConfig(game="cardcassonne", n_steps=64, batch_size=32, n_epochs=1, hidden=16)
+    algo = build_algorithm(config, num_env_runners=0)
+    try:
+        algo.train()
+        weights = algo.learner_group.get_weights(module_ids=["main", "snapshot_1"])
+        key = next(iter(weights["main"]))
+        assert not np.allclose(weights["main"][key], weights["snapshot_1"][key])  # own init
+        copy_main_to(algo, ["snapshot_1"])
+        after = algo.learner_group.get_weights(module_ids=["snapshot_1"])["snapshot_1"]
+        runner = algo.env_runner_group.local_env_runner.module["snapshot_1"].state_dict()
+        for name, value in weights["main"].items():
+            np.testing.assert_array_equal(after[name], value)
+            np.testing.assert_array_equal(runner[name].numpy(), value)
+    finally:
+        algo.stop()

@@ -9,20 +9,32 @@ costs about a millisecond of scheduling), and at most ``max_in_flight`` tasks wa
 once, so a million jobs do not flood the object store. Ray reuses its worker processes,
 so agents' per-process caches (compiled kernels, loaded models) survive between tasks.
 
-Agent specs name models by path (``policy:runs/x/final_model.zip``): on a multi-machine
-cluster the path must be readable on every node (a shared file system).
+Agent specs name models by path (``policy:runs/x/final_model.zip``): :func:`absolute_paths`
+makes them independent of the workers' directory; on a multi-machine cluster the path must
+be readable on every node (a shared file system).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from .cluster import import_ray
 
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")
+
+
+def absolute_paths(job: Any) -> Any:
+    """An arena job whose ``policy:PATH`` specs name absolute paths."""
+    specs = tuple(
+        f"policy:{Path(s.strip()[7:]).resolve()}" if s.strip().startswith("policy:") else s
+        for s in job.specs
+    )
+    return dataclasses.replace(job, specs=specs)
 
 
 def _play_chunk(play: Callable[[Any], Any], jobs: Sequence[Any]) -> list[Any]:

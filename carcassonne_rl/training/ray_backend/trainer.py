@@ -161,12 +161,11 @@ def export_main(algo: Any, config: TrainConfig, path: Path) -> Path:
 class _Run:
     """The bookkeeping of one run: due times, TensorBoard, evaluations, trainer state."""
 
-    def __init__(self, config: TrainConfig, out: Path, address: str | None) -> None:
+    def __init__(self, config: TrainConfig, out: Path) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
         self.config = config
         self.out = out
-        self.address = address
         self.state: dict[str, Any] = {"t0": time.time(), "backend": "rllib", "snapshots": []}
         self.tb = SummaryWriter(str(out / "tb" / "rllib"))
         self.next_slot = 0
@@ -200,9 +199,10 @@ class _Run:
 
         cfg = self.config
         path = export_main(algo, cfg, self.out / "snapshots" / f"eval_{steps}.pt2")
+        # games in this process: the env runners may hold every CPU of the cluster
         rows = evaluate_model_file(
             path, cfg.game, cfg.players, cfg.expansions, opponents=cfg.baselines,
-            deals=cfg.eval_deals, progress=False, address=self.address,
+            deals=cfg.eval_deals, progress=False,
         )  # fmt: skip
         entry: dict[str, Any] = {"timesteps": steps, "wall_s": time.time() - self.state["t0"]}
         for row in rows:
@@ -244,7 +244,7 @@ def train_rllib(
             (out / sub).mkdir(parents=True, exist_ok=True)
         config.save(out / "config.json")
         write_spec(out, config.game, config.expansions, config.window)
-        run = _Run(config, out, address)
+        run = _Run(config, out)
         if config.warm_start_games:
             run.state["warm_start"] = "none: the rllib backend starts from random weights"
         algo = build_algorithm(config, num_env_runners)
