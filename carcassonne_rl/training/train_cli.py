@@ -54,8 +54,9 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--num-env-runners",
         type=int,
-        default=1,
-        help="rllib: env-runner actors sampling games (0: sample in the trainer process)",
+        default=None,
+        help="rllib: env-runner actors sampling games, 1 CPU each (default 1; 0: sample in "
+        "the trainer process)",
     )
 
 
@@ -95,6 +96,8 @@ def run_train(args: argparse.Namespace) -> int:
         config.timesteps = args.timesteps
     if args.backend == "rllib":
         return _run_train_rllib(args, config)
+    if args.address or args.num_env_runners is not None:
+        raise SystemExit("error: --address and --num-env-runners need --backend rllib")
     train(config, args.out, resume=args.resume, progress=not args.no_progress)
     print(f"run saved in {args.out} (final_model.zip, eval_history.json, plots/training.png)")
     return 0
@@ -105,13 +108,14 @@ def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
 
     if args.resume:
         raise SystemExit("error: --resume is not supported by --backend rllib yet")
-    if args.num_env_runners < 0:
-        raise SystemExit(f"error: --num-env-runners must be >= 0, got {args.num_env_runners}")
+    runners = 1 if args.num_env_runners is None else args.num_env_runners
+    if runners < 0:
+        raise SystemExit(f"error: --num-env-runners must be >= 0, got {runners}")
     try:
         from .ray_backend.trainer import train_rllib
 
         address = resolve_address(args.address)
-        final = train_rllib(config, args.out, address, args.num_env_runners, not args.no_progress)
+        final = train_rllib(config, args.out, address, runners, not args.no_progress)
     except (ClusterError, FileExistsError) as err:
         raise SystemExit(f"error: {err}") from None
     except ImportError as err:  # ray_backend.trainer imports Ray

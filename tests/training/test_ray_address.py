@@ -38,3 +38,12 @@ def test_bad_address_text_is_named(monkeypatch):
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
     with pytest.raises(SystemExit, match=EXPECTED):  # RAY_ADDRESS counts as --address
         main(["arena", "--game", "cardcassonne", "--agents", "random,greedy", "--games", "1"])
+
+
+def test_ray_options_are_checked_before_training(tmp_path):
+    out = ["--out", str(tmp_path / "run")]
+    with pytest.raises(SystemExit, match="need --backend rllib"):
+        main(["train", "--address", "127.0.0.1:1", *out])
+    with pytest.raises(SystemExit, match="--num-env-runners must be >= 0, got -1"):
+        main(["train", "--backend", "rllib", "--num-env-runners", "-1", *out])
+    assert not (tmp_path / "run").exists()

@@ -123,13 +123,17 @@ def test_remote_games_keep_order_and_raise_the_players_error(local_ray):
         run_remote(play_game, bad)
 
 
-def test_arena_cli_on_ray_writes_the_same_table(local_ray, tmp_path, capsys):
+def test_arena_cli_on_ray_writes_the_same_games(local_ray, tmp_path):
     argv = ["arena", "--game", "cardcassonne", "--agents", "greedy,random", "--games", "2"]
     argv += ["--no-progress", "--bootstrap", "10"]
     assert main(argv + ["--workers", "1", "--out", str(tmp_path / "local")]) == 0
-    local = capsys.readouterr().out.split("written:")[0]
     assert main(argv + ["--address", "local", "--out", str(tmp_path / "ray")]) == 0
-    assert capsys.readouterr().out.split("written:")[0] == local
+    keys = ("deal", "rotation", "seats", "scores", "winners", "decisions")  # not the timings
+    games = {}
+    for name in ("local", "ray"):
+        report = json.loads((tmp_path / name / "arena.json").read_text())
+        games[name] = [tuple(str(g[k]) for k in keys) for g in report["results"]]
+    assert len(games["ray"]) == 4 and games["ray"] == games["local"]
 
 
 @pytest.mark.parametrize("game", ["cardcassonne", "carcassonne"])
@@ -178,7 +182,7 @@ def test_snapshot_slots_take_mains_weights(local_ray):
     from carcassonne_rl.training.train_config import TrainConfig
 
     config = TrainConfig(game="cardcassonne", n_steps=64, batch_size=32, n_epochs=1, hidden=16)
-    algo = build_algorithm(config, num_env_runners=0)
+    algo = build_algorithm(config, num_env_runners=1)
     try:
         algo.train()
         weights = algo.learner_group.get_weights(module_ids=["main", "snapshot_1"])
@@ -186,9 +190,21 @@ def test_snapshot_slots_take_mains_weights(local_ray):
         assert not np.allclose(weights["main"][key], weights["snapshot_1"][key])  # own init
         copy_main_to(algo, ["snapshot_1"])
         after = algo.learner_group.get_weights(module_ids=["snapshot_1"])["snapshot_1"]
-        runner = algo.env_runner_group.local_env_runner.module["snapshot_1"].state_dict()
+        runners = algo.env_runner_group.foreach_env_runner(
+            lambda r: {k: v.numpy() for k, v in r.module["snapshot_1"].state_dict().items()},
+            local_env_runner=True,
+        )
+        assert len(runners) == 2  # the remote sampler and the driver's local one
         for name, value in weights["main"].items():
             np.testing.assert_array_equal(after[name], value)
-            np.testing.assert_array_equal(runner[name].numpy(), value)
+            for runner in runners:
+                np.testing.assert_array_equal(runner[name], value)
     finally:
         algo.stop()
+
+
+def test_more_env_runners_than_cpus_is_a_clear_error(local_ray, tmp_path):
+    args = ["train", "--backend", "rllib", "--game", "cardcassonne", "--num-env-runners", "5"]
+    with pytest.raises(SystemExit, match="5 env runners need 5 CPUs; the Ray cluster has 2"):
+        main(args + ["--out", str(tmp_path / "run")])
+    assert not (tmp_path / "run").exists()

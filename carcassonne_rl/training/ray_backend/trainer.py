@@ -135,12 +135,18 @@ def main_weights(algo: Any) -> dict[str, Any]:
 
 
 def copy_main_to(algo: Any, slots: list[str]) -> None:
-    """Freeze ``main``'s current weights into the snapshot ``slots`` (learner + env runners)."""
+    """Freeze ``main``'s current weights into the snapshot ``slots`` (learner + env runners).
+
+    Set on each env runner directly: ``sync_weights`` skips runners whose weights sequence
+    number is current, which it is right after a training step."""
     weights = main_weights(algo)
     algo.learner_group.set_weights({slot: weights for slot in slots})
-    algo.env_runner_group.sync_weights(
-        policies=slots, from_worker_or_learner_group=algo.learner_group, timeout_seconds=60.0
-    )
+
+    def load(runner: Any) -> None:
+        for slot in slots:
+            runner.module[slot].set_state(weights)
+
+    algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
 
 
 def export_main(algo: Any, config: TrainConfig, path: Path) -> Path:
