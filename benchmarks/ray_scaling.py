@@ -27,12 +27,15 @@ def emit(**row) -> None:
 
 
 def bench_sampling(args: argparse.Namespace) -> None:
-    from carcassonne_rl.training.ray_backend.trainer import build_algorithm
+    import torch
+
+    from carcassonne_rl.training.ray_backend.trainer import build_algorithm, learner_threads
     from carcassonne_rl.training.train_config import TrainConfig
 
     for runners in args.runners:
         config = TrainConfig(game=args.game, n_steps=args.batch, batch_size=args.batch // 2)
         algo = build_algorithm(config, runners)
+        torch.set_num_threads(learner_threads(runners))  # as train_rllib does
         try:
             group = algo.env_runner_group
 

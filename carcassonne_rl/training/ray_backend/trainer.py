@@ -57,6 +57,21 @@ class LeagueMapping:
         return self.rng.choice(self.slots)
 
 
+def one_torch_thread(**kwargs: Any) -> None:
+    """``on_environment_created`` callback: an env runner holds one CPU, so one torch thread
+    (more threads on a busy machine made every forward pass many times slower)."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def learner_threads(num_env_runners: int) -> int:
+    """Torch threads of the PPO update in the driver: the CPUs the local runners leave."""
+    import os
+
+    return max(1, (os.cpu_count() or 1) - num_env_runners)
+
+
 def env_config(config: TrainConfig) -> dict[str, Any]:
     """The ``env_config`` of :class:`TurnBasedMultiAgentEnv` for a run."""
     return {
@@ -104,6 +119,7 @@ def build_algorithm(config: TrainConfig, num_env_runners: int) -> Any:
             rollout_fragment_length="auto",
         )
         .learners(num_learners=0)
+        .callbacks(on_environment_created=one_torch_thread)
         .multi_agent(
             policies={MAIN, *slots},
             policy_mapping_fn=LeagueMapping(latest_share, slots),
@@ -234,6 +250,8 @@ def train_rllib(
 ) -> Path:
     """Train a run with RLlib in folder ``out`` on the Ray cluster at ``address`` (None: a
     Ray started on this machine); returns the path of ``final_model.pt2``."""
+    import torch
+
     out = Path(out)
     if (out / STATE_FILE).exists():
         raise FileExistsError(f"{out} already holds a run; choose a new folder")
@@ -254,6 +272,7 @@ def train_rllib(
         if config.warm_start_games:
             run.state["warm_start"] = "none: the rllib backend starts from random weights"
         algo = build_algorithm(config, num_env_runners)
+        torch.set_num_threads(learner_threads(num_env_runners))  # after the envs' callback
         try:
             copy_main_to(algo, [snapshot_slot(i) for i in range(SNAPSHOT_SLOTS)])
             steps = 0
