@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,22 +30,28 @@ def evaluate_model_file(
     setup = Setup(game, players, tuple(expansions))
     me = f"policy:{Path(path)}"
     rows = []
-    for opp in opponents:
-        specs = [me] + [opp] * (players - 1)
-        jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
-        results = run_jobs(jobs, workers=workers, progress=progress, address=address)
-        stats = entry_stats(results, [me])[me]
-        rows.append(
-            {
-                "opponent": opp,
-                "games": stats["games"],
-                "win_rate": stats["win_rate"],
-                "win_rate_ci95": stats["win_rate_ci95"],
-                "mean_margin": stats["mean_margin"],
-                "mean_margin_ci95": stats["mean_margin_ci95"],
-                "ms_per_decision": stats["ms_per_decision"],
-            }
-        )
+    session = contextlib.nullcontext()
+    if address:  # one Ray connection for all the opponents (run_jobs reuses it)
+        from .ray_backend.cluster import ray_session
+
+        session = ray_session(address)
+    with session:
+        for opp in opponents:
+            specs = [me] + [opp] * (players - 1)
+            jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
+            results = run_jobs(jobs, workers=workers, progress=progress, address=address)
+            stats = entry_stats(results, [me])[me]
+            rows.append(
+                {
+                    "opponent": opp,
+                    "games": stats["games"],
+                    "win_rate": stats["win_rate"],
+                    "win_rate_ci95": stats["win_rate_ci95"],
+                    "mean_margin": stats["mean_margin"],
+                    "mean_margin_ci95": stats["mean_margin_ci95"],
+                    "ms_per_decision": stats["ms_per_decision"],
+                }
+            )
     return rows
 
 

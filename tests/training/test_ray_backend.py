@@ -59,8 +59,14 @@ def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game,
             state_.apply_code(code)
 
     capsys.readouterr()
-    assert main(["evaluate", str(run), "--games", "1", "--opponents", "random"]) == 0
+    assert main(["evaluate", str(run), "--games", "1", "--opponents", "random,greedy"]) == 0
     assert "| random | 2 |" in capsys.readouterr().out
+    local_rows = json.loads((run / "evaluation.json").read_text())
+    argv = ["evaluate", str(run), "--games", "1", "--opponents", "random,greedy"]
+    assert main(argv + ["--address", "local"]) == 0  # the same games, as Ray tasks
+    ray_rows = json.loads((run / "evaluation.json").read_text())
+    keys = ("opponent", "games", "win_rate", "mean_margin")
+    assert [[r[k] for k in keys] for r in ray_rows] == [[r[k] for k in keys] for r in local_rows]
 
 
 def test_exported_policy_matches_the_rllib_module(local_ray, tmp_path):
