@@ -83,7 +83,7 @@ def _load_model(path: Path) -> Any:
 
 
 class PolicyAgent(BaseAgent):
-    """Plays with a saved (or in-memory) MaskablePPO model."""
+    """Plays with a saved (or in-memory) MaskablePPO model, or an exported ``.pt2`` policy."""
 
     def __init__(
         self,

@@ -90,7 +90,7 @@ def export_policy(
         program = torch.export.export(policy, (obs, mask))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_suffix(".tmp.pt2")  # torch.export wants the .pt2 ending
     torch.export.save(program, str(tmp))
     tmp.replace(path)
     return path
