@@ -4,6 +4,11 @@ Addresses: ``local`` starts a private Ray on this machine, ``auto`` joins the on
 here by ``ray start --head``, ``HOST:PORT`` (the head's GCS port, 6379 by default) or
 ``ray://HOST:PORT`` (Ray Client) join a cluster. An unreachable address fails within
 seconds (a TCP probe before ``ray.init``, which would otherwise retry for a minute).
+
+Token authentication (on by default since Ray 2.5x: ``ray start --head`` writes
+``~/.ray/auth_token``): joining a cluster needs ``RAY_AUTH_MODE=token`` and the head's
+token (``~/.ray/auth_token``, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``); when
+``RAY_AUTH_MODE`` is unset and such a token is there, :func:`connect` sets it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import contextlib
 import os
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 PROBE_TIMEOUT_S = 3.0
@@ -63,6 +69,25 @@ def probe(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
         ) from None
 
 
+def token_available() -> bool:
+    """Whether a Ray authentication token is configured for this user."""
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return True
+    return (Path.home() / ".ray" / "auth_token").is_file()
+
+
+def use_token_auth() -> None:
+    """Send this user's token to the cluster (``RAY_AUTH_MODE=token``, re-read by Ray the
+    way its own ``ray start`` set-up does, since Ray reads the mode when imported)."""
+    os.environ["RAY_AUTH_MODE"] = "token"
+    try:
+        from ray._raylet import Config
+
+        Config.initialize("")
+    except (ImportError, AttributeError):  # another Ray version: the variable alone
+        pass
+
+
 def connect(address: str, num_cpus: int | None = None) -> bool:
     """Connect this process to the cluster at ``address``; True if this call connected
     (False: Ray was already initialised, e.g. by a test, and is reused as it is).
@@ -77,10 +102,16 @@ def connect(address: str, num_cpus: int | None = None) -> bool:
         return True
     if address != "auto":
         probe(address)
+    if "RAY_AUTH_MODE" not in os.environ and token_available():
+        use_token_auth()
     try:
         ray.init(address=address, **kwargs)
     except ConnectionError as err:
-        raise ClusterError(f"cannot connect to the Ray cluster at {address!r}: {err}") from None
+        raise ClusterError(
+            f"cannot connect to the Ray cluster at {address!r}: {err} (a cluster with token "
+            "authentication needs RAY_AUTH_MODE=token and its token in ~/.ray/auth_token or "
+            "RAY_AUTH_TOKEN)"
+        ) from None
     return True
 
 
