@@ -25,7 +25,7 @@ TINY_NETS = {
 @pytest.fixture(scope="module")
 def local_ray():
     assert not ray.is_initialized()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 

@@ -98,7 +98,7 @@ def connect(address: str, num_cpus: int | None = None) -> bool:
         return False
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     if address == "local":
-        ray.init(num_cpus=num_cpus, **kwargs)
+        ray.init(address="local", num_cpus=num_cpus, **kwargs)  # never a stale cluster
         return True
     if address != "auto":
         probe(address)
