@@ -4,6 +4,10 @@ The agent encodes the state from its own seat with the same encoder the policy w
 on (the encoders show a player nothing hidden from it), masks illegal actions and maps the
 chosen index back to an engine code. ``deterministic=True`` (default) plays the most
 likely legal action; ``False`` samples.
+
+Two model formats: a MaskablePPO ``.zip`` (SB3 trainer) and a ``torch.export`` program
+``.pt2`` of ``(observations, masks) -> masked logits`` for a batch of one (the RLlib
+backend's export, :class:`ExportedPolicy`), which needs torch only: no Ray, no SB3.
 """
 
 from __future__ import annotations
@@ -49,8 +53,37 @@ def read_spec(model_path: Path) -> dict:
     )
 
 
+class ExportedPolicy:
+    """A ``torch.export`` policy file (``.pt2``): masked logits of one observation."""
+
+    def __init__(self, path: Path) -> None:
+        import torch
+
+        self.module = torch.export.load(str(path)).module()
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Action probabilities (zero where ``mask`` is False)."""
+        import torch
+
+        with torch.no_grad():
+            logits = self.module(
+                torch.as_tensor(obs)[None], torch.as_tensor(mask, dtype=torch.int8)[None]
+            )
+            probs = torch.softmax(logits[0].double(), dim=0).numpy()
+        probs = np.where(mask, probs, 0.0)
+        return probs / probs.sum()
+
+
+def _load_model(path: Path) -> Any:
+    if path.suffix == ".pt2":
+        return ExportedPolicy(path)
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu")
+
+
 class PolicyAgent(BaseAgent):
-    """Plays with a saved (or in-memory) MaskablePPO model."""
+    """Plays with a saved (or in-memory) MaskablePPO model, or an exported ``.pt2`` policy."""
 
     def __init__(
         self,
@@ -71,9 +104,8 @@ class PolicyAgent(BaseAgent):
 
     @classmethod
     def load(cls, path: str | Path, deterministic: bool = True, seed: int | None = None):
-        """Load ``path`` (a model .zip saved by the trainer) with its recorded spec."""
+        """Load ``path`` (a model .zip or .pt2 saved by a trainer) with its recorded spec."""
         import torch
-        from sb3_contrib import MaskablePPO
 
         torch.set_num_threads(1)
         path = Path(path)
@@ -85,7 +117,7 @@ class PolicyAgent(BaseAgent):
         if model is None:
             if len(_MODELS) >= 8:
                 _MODELS.pop(next(iter(_MODELS)))
-            model = _MODELS[key] = MaskablePPO.load(path, device="cpu")
+            model = _MODELS[key] = _load_model(path)
         return cls(
             model,
             spec["game"],
@@ -98,11 +130,19 @@ class PolicyAgent(BaseAgent):
 
     def act(self, state: Any, player: int) -> int:
         obs = self.encoder.encode(state, player)
-        if len(self.model.observation_space.shape) == 1:
-            obs = obs.reshape(-1)  # the tile policy reads flattened planes
         mask = self.encoder.action_mask(state).astype(bool)
         if not mask.any():
             raise RuntimeError("no legal action is expressible for the policy (window overflow)")
+        if isinstance(self.model, ExportedPolicy):
+            probs = self.model.probabilities(obs, mask)
+            if self.deterministic:
+                index = int(np.argmax(probs))
+            else:
+                index = int(np.searchsorted(np.cumsum(probs), self.rng.random(), side="right"))
+                index = min(index, int(np.flatnonzero(mask)[-1]))
+            return int(self.encoder.code_of(state, index))
+        if len(self.model.observation_space.shape) == 1:
+            obs = obs.reshape(-1)  # the tile policy reads flattened planes
         if self.deterministic:
             index, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
         else:

@@ -174,8 +174,10 @@ def run_jobs(
     progress: bool = True,
     on_result: Callable[[GameResult], None] | None = None,
     desc: str = "arena",
+    address: str | None = None,
 ) -> list[GameResult]:
-    """Play the jobs (over ``workers`` processes), in schedule order; ``progress``: a bar
+    """Play the jobs (over ``workers`` processes, or as Ray tasks on the cluster at
+    ``address``: see ``ray_backend.remote_games``), in schedule order; ``progress``: a bar
     named ``desc`` on a terminal, a few plain lines otherwise."""
     bar = None
     if progress:
@@ -193,7 +195,13 @@ def run_jobs(
                 bar.update(1)
 
     try:
-        if workers <= 1:
+        if address:
+            from .ray_backend.cluster import ray_session
+            from .ray_backend.remote_games import absolute_paths, iter_remote
+
+            with ray_session(address):
+                collect(iter_remote(play_game, [absolute_paths(j) for j in jobs]))
+        elif workers <= 1:
             collect(play_game(j) for j in jobs)
         else:
             with ProcessPoolExecutor(max_workers=workers) as ex:

@@ -66,6 +66,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
     p.add_argument(
+        "--address",
+        default=None,
+        help="play the games on this Ray cluster (default: RAY_ADDRESS, else --workers processes)",
+    )
+    p.add_argument(
         "--out",
         type=Path,
         default=None,
@@ -139,7 +144,13 @@ def run_arena(args: argparse.Namespace) -> int:
     out = report_folder(args.out, args.game, args.overwrite)
     jobs = schedule(setup, specs, args.games, args.duplicate, args.seed, args.save_games)
     t0 = time.perf_counter()
-    results = run_jobs(jobs, workers=args.workers, progress=args.progress)
+    from .ray_backend.cluster import ClusterError, resolve_address
+
+    try:
+        address = resolve_address(args.address)
+        results = run_jobs(jobs, workers=args.workers, progress=args.progress, address=address)
+    except ClusterError as err:
+        raise UserError(str(err)) from None
     extra = {
         "agents": specs,
         "deals_per_lineup": args.games,

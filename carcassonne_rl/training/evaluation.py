@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,30 +20,40 @@ def evaluate_model_file(
     workers: int = 1,
     progress: bool = True,
     seed: int = 7,
+    address: str | None = None,
 ) -> list[dict]:
     """One row per opponent: the model's win rate (95% CI), mean margin, games, time/move.
 
     Each deal is played once from every seat (seats rotated); with more than 2 players the
-    other seats are all that opponent."""
+    other seats are all that opponent. ``address``: play on that Ray cluster (see
+    ``arena.run_jobs``)."""
     setup = Setup(game, players, tuple(expansions))
     me = f"policy:{Path(path)}"
     rows = []
-    for opp in opponents:
-        specs = [me] + [opp] * (players - 1)
-        jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
-        results = run_jobs(jobs, workers=workers, progress=progress, desc=f"vs {opp}")
-        stats = entry_stats(results, [me])[me]
-        rows.append(
-            {
-                "opponent": opp,
-                "games": stats["games"],
-                "win_rate": stats["win_rate"],
-                "win_rate_ci95": stats["win_rate_ci95"],
-                "mean_margin": stats["mean_margin"],
-                "mean_margin_ci95": stats["mean_margin_ci95"],
-                "ms_per_decision": stats["ms_per_decision"],
-            }
-        )
+    session = contextlib.nullcontext()
+    if address:  # one Ray connection for all the opponents (run_jobs reuses it)
+        from .ray_backend.cluster import ray_session
+
+        session = ray_session(address)
+    with session:
+        for opp in opponents:
+            specs = [me] + [opp] * (players - 1)
+            jobs = schedule(setup, specs, deals, duplicate=True, seed=seed)
+            results = run_jobs(
+                jobs, workers=workers, progress=progress, desc=f"vs {opp}", address=address
+            )
+            stats = entry_stats(results, [me])[me]
+            rows.append(
+                {
+                    "opponent": opp,
+                    "games": stats["games"],
+                    "win_rate": stats["win_rate"],
+                    "win_rate_ci95": stats["win_rate_ci95"],
+                    "mean_margin": stats["mean_margin"],
+                    "mean_margin_ci95": stats["mean_margin_ci95"],
+                    "ms_per_decision": stats["ms_per_decision"],
+                }
+            )
     return rows
 
 

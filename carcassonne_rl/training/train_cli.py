@@ -113,6 +113,29 @@ def add_train_parser(sub) -> None:
         "--overwrite", action="store_true", help="delete the run in --out and start afresh"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    add_ray_arguments(p)
+
+
+def add_ray_arguments(p: argparse.ArgumentParser) -> None:
+    """``--backend rllib`` with its Ray options (see ``ray_backend/``)."""
+    p.add_argument(
+        "--backend",
+        choices=["sb3", "rllib"],
+        default="sb3",
+        help="sb3: MaskablePPO on this machine; rllib: RLlib PPO on Ray (pip install -e .[ray])",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="rllib: Ray cluster (HOST:PORT, auto, local; default RAY_ADDRESS, else local)",
+    )
+    p.add_argument(
+        "--num-env-runners",
+        type=int,
+        default=None,
+        help="rllib: env-runner actors sampling games, 1 CPU each (default 1; 0: sample in "
+        "the trainer process)",
+    )
 
 
 def add_evaluate_parser(sub) -> None:
@@ -139,6 +162,11 @@ def add_evaluate_parser(sub) -> None:
         "--workers", type=_positive_int, default=1, help="processes playing games (default: 1)"
     )
     p.add_argument("--seed", type=int, default=7, help="seed of the deals (default: 7)")
+    p.add_argument(
+        "--address",
+        default=None,
+        help="play the games on this Ray cluster (default: RAY_ADDRESS, else local processes)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
 
 
@@ -180,6 +208,12 @@ def run_train(args: argparse.Namespace) -> int:
 
             config_class = AfterstateConfig
         config = train_config(args, {}, config_class)
+    if args.backend == "rllib":
+        if algo != "ppo":
+            raise UserError("--backend rllib trains with PPO: leave out --algo afterstate")
+        return _run_train_rllib(args, config)
+    if args.address or args.num_env_runners is not None:
+        raise UserError("--address and --num-env-runners need --backend rllib")
     if algo == "afterstate":
         from .afterstate_td import train_afterstate
 
@@ -198,6 +232,29 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"final evaluation at {steps} steps ({config.eval_deals} deals, every seat):")
         print(markdown_rows(rows, f"{config.game} {algo}"))
     print(f"run saved in {out} ({model}, eval_history.json, plots/training.png)")
+    return 0
+
+
+def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
+    from .ray_backend.cluster import ClusterError, resolve_address
+
+    if args.resume:
+        raise UserError("--resume is not supported by --backend rllib yet")
+    runners = 1 if args.num_env_runners is None else args.num_env_runners
+    if runners < 0:
+        raise UserError(f"--num-env-runners must be >= 0, got {runners}")
+    try:
+        from .ray_backend.trainer import train_rllib
+
+        address = resolve_address(args.address)
+        final = train_rllib(config, args.out, address, runners, not args.no_progress)
+    except (ClusterError, FileExistsError) as err:
+        raise UserError(str(err)) from None
+    except ImportError as err:  # ray_backend.trainer imports Ray
+        raise UserError(
+            f'Ray is not installed ({err.name} is missing): pip install -e ".[ray]"'
+        ) from None
+    print(f"run saved in {args.out} ({final.name}, eval_history.json, plots/training.png)")
     return 0
 
 
@@ -232,6 +289,8 @@ def model_and_config(run: str | Path) -> tuple[Path, dict]:
     if run.is_dir():
         npz = run / "final_model.npz"
         model = npz if npz.exists() else run / "final_model.zip"
+    if run.is_dir() and not model.exists() and (run / "final_model.pt2").exists():
+        model = run / "final_model.pt2"  # a run of the rllib backend
     if not model.exists():
         raise UserError(
             f"no model at {model}: give a run folder holding final_model.zip/.npz or a model file"
@@ -254,10 +313,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     model, cfg = model_and_config(args.run)
     opponents = agent_specs(args.opponents, cfg["game"], "--opponents")
-    rows = evaluate_model_file(
-        model, cfg["game"], cfg.get("players", 2), cfg.get("expansions", ()), opponents,
-        deals=args.games, workers=args.workers, seed=args.seed, progress=not args.no_progress,
-    )  # fmt: skip
+    from .ray_backend.cluster import ClusterError, resolve_address
+
+    try:
+        rows = evaluate_model_file(
+            model, cfg["game"], cfg.get("players", 2), cfg.get("expansions", ()), opponents,
+            deals=args.games, workers=args.workers, seed=args.seed,
+            progress=not args.no_progress, address=resolve_address(args.address),
+        )  # fmt: skip
+    except ClusterError as err:
+        raise UserError(str(err)) from None
     table = markdown_rows(rows, f"{cfg['game']} policy")
     folder = model.parent
     from .run_files import atomic_write_json, atomic_write_text
