@@ -19,7 +19,7 @@ from .progress import phase
 from .train_config import TrainConfig
 
 TILE_STEPS = 40_000
-CARD_STEPS = 250_000
+CARD_STEPS = 280_000
 EVAL_DEALS = 100
 
 

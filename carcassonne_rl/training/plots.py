@@ -28,10 +28,14 @@ def plot_training(out: Path) -> Path:
 
     out = Path(out)
     (out / "plots").mkdir(exist_ok=True)
-    curve_title = "mean episode reward (learner)"
+    curve_title, y_label, x_label = (
+        "mean episode reward (learner)",
+        "reward per episode",
+        "timesteps",
+    )
     rewards = read_scalars(out / "tb", "rollout/ep_rew_mean")
-    if not len(rewards):  # afterstate-TD runs log their value loss instead
-        curve_title = "value loss (TD targets)"
+    if not len(rewards):  # afterstate runs log their value loss, per position learnt from
+        curve_title, y_label, x_label = "value loss", "mean squared error", "positions"
         rewards = read_scalars(out / "tb", "train/value_loss")
     history_file = out / "eval_history.json"
     evals = json.loads(history_file.read_text()) if history_file.exists() else []
@@ -42,8 +46,8 @@ def plot_training(out: Path) -> Path:
     if len(rewards):
         ax1.plot(rewards[:, 0], rewards[:, 1], color="#2a6f97")
     ax1.set_title(curve_title)
-    ax1.set_xlabel("timesteps")
-    ax1.set_ylabel("reward per episode")
+    ax1.set_xlabel(x_label)
+    ax1.set_ylabel(y_label)
     ax1.grid(alpha=0.3)
     opponents = [k for k in (evals[0] if evals else {}) if k not in ("timesteps", "wall_s")]
     for opp, colour in zip(opponents, ("#d62828", "#f77f00", "#588157", "#6a4c93"), strict=False):
@@ -56,7 +60,7 @@ def plot_training(out: Path) -> Path:
     ax2.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax2.set_ylim(0, 1)
     ax2.set_title("win rate vs baselines (95% CI)")
-    ax2.set_xlabel("timesteps")
+    ax2.set_xlabel(x_label)
     ax2.set_ylabel("win rate")
     ax2.grid(alpha=0.3)
     if opponents:
