@@ -337,7 +337,7 @@ class Learner:
     def load(self, path: Path) -> None:
         import torch
 
-        data = torch.load(path, weights_only=False)  # our own checkpoint, written above
+        data = torch.load(path, weights_only=True)  # tensors and plain values only
         self.model.load_state_dict(data["model"])
         self.opt.load_state_dict(data["opt"])
         self.x = data["x"].numpy().astype(np.float32)
