@@ -25,7 +25,7 @@ its centre; the encoder itself might centre the rotated game's window one cell a
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def _check_k(k: int) -> int:
     return int(k) % ROTATIONS
 
 
-@lru_cache(maxsize=None)
+@cache
 def plane_permutation(k: int) -> np.ndarray:
     """``source[c]``: the plane of the original observation that rotated plane ``c`` reads."""
     k = _check_k(k)
@@ -92,7 +92,7 @@ def rotate_index(index: int, k: int, window: int, messages: bool) -> int:
     return index
 
 
-@lru_cache(maxsize=None)
+@cache
 def action_permutation(k: int, window: int, messages: bool) -> np.ndarray:
     """``dest[i]``: the rotated index of every action index ``i`` (a permutation)."""
     extra = TK.A_MSG_FOLLOWER + window * window if messages else TK.N_FOLLOWER_CODES
