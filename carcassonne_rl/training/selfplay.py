@@ -32,11 +32,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from carcassonne_rl.agents.policy_agent import write_spec
+from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
 
 from .opponent_pool import OpponentPool, PoolSchedule
-from .policies import CARD_NET_ARCH, TilePolicy
+from .policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
 from .train_config import TrainConfig
 
 STATE_FILE = "trainer_state.json"
@@ -112,7 +112,10 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
     if config.game == "carcassonne":
         shape = env.get_attr("obs_shape")[0]
         kwargs = {"shape": shape, "channels": config.channels, "layers": config.conv_layers}
-        policy_kwargs = {"features_extractor_kwargs": kwargs}
+        policy_kwargs = {
+            "features_extractor_class": TILE_NETS[config.tile_net],
+            "features_extractor_kwargs": kwargs,
+        }
         return MaskablePPO(TilePolicy, env, policy_kwargs=policy_kwargs, **common)
     h = config.hidden
     arch = {"pi": [h, h], "vf": [h, h]} if h else CARD_NET_ARCH
@@ -185,7 +188,11 @@ def warm(model: MaskablePPO, config: TrainConfig, out: Path, state: dict) -> Non
 
     t0 = time.time()
     data = collect(config, config.warm_start_games, seed=config.seed * 7919 + 10_000)
-    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed)
+    augment = None
+    if config.warm_start_augment and config.game == "carcassonne":
+        augment = make_encoder(config.game, config.expansions, config.window)
+    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed,
+                     augment=augment)  # fmt: skip
     path = out / "snapshots" / "step_0.zip"
     model.save(path)
     state["snapshots"] = [str(path)]

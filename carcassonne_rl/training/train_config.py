@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 GAMES = ("carcassonne", "cardcassonne")
+TILE_NETS = ("planes", "board")  # policies.TILE_NETS
 
 
 @dataclass
@@ -34,6 +35,7 @@ class TrainConfig:
     warm_start_agent: str = "greedy"
     warm_start_games: int = 100
     warm_start_epochs: int = 6
+    warm_start_augment: bool = False  # tile game: sample i is turned (epoch + i) % 4 times
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -46,6 +48,7 @@ class TrainConfig:
     # networks
     channels: int = 32  # tile game CNN width
     conv_layers: int = 3
+    tile_net: str = "planes"  # tile game network: "planes" (TilePlanes) or "board"
     hidden: int = 256  # card game MLP width (two layers)
 
     def __post_init__(self) -> None:
@@ -57,6 +60,8 @@ class TrainConfig:
         if self.expansions and self.game != "carcassonne":
             raise ValueError("expansions exist only for the tile game")
         self.baselines = tuple(self.baselines)
+        if self.tile_net not in TILE_NETS:
+            raise ValueError(f"unknown tile_net {self.tile_net!r}; expected one of {TILE_NETS}")
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
