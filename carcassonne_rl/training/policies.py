@@ -9,6 +9,8 @@ per-channel bias, and a 1x1 convolution gives the 4 rotation logits of every win
 the placement logits come straight from the board picture (no giant dense layer). The
 other decisions (follower, The Messages) and the value read a pooled summary of the trunk
 plus the trunk's features at the tile placed last, plus the globals.
+:class:`TileBoardNet` (``TrainConfig.tile_net = "board"``) adds global-pooling biases to
+the trunk and to a deeper placement head.
 
 Card game: the observation is a flat vector; the stock SB3 MLP policy with
 :data:`CARD_NET_ARCH` suits it.

@@ -60,6 +60,11 @@ class TrainConfig:
         if self.expansions and self.game != "carcassonne":
             raise ValueError("expansions exist only for the tile game")
         self.baselines = tuple(self.baselines)
+        if isinstance(self.warm_start_augment, str):  # from the CLI's --set FIELD=VALUE
+            text = self.warm_start_augment.lower()
+            if text not in ("true", "false", "1", "0"):
+                raise ValueError(f"warm_start_augment must be true or false, got {text!r}")
+            self.warm_start_augment = text in ("true", "1")
         if self.tile_net not in TILE_NETS:
             raise ValueError(f"unknown tile_net {self.tile_net!r}; expected one of {TILE_NETS}")
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):

@@ -71,6 +71,15 @@ def test_tiny_board_run_with_rotated_warm_start_plays(tmp_path):
         TrainConfig(tile_net="resnet")
 
 
+def test_warm_start_augment_from_the_command_line():
+    from carcassonne_rl.training.train_cli import parse_overrides
+
+    assert TrainConfig(**parse_overrides(["warm_start_augment=true"])).warm_start_augment is True
+    assert TrainConfig(**parse_overrides(["warm_start_augment=False"])).warm_start_augment is False
+    with pytest.raises(ValueError, match="warm_start_augment"):
+        TrainConfig(warm_start_augment="sometimes")
+
+
 def test_rotated_warm_start_shows_every_sample_in_all_four_rotations(monkeypatch):
     config = TrainConfig(game="carcassonne", tile_net="board", **TINY)
     data = collect(config, games=1, seed=3)
