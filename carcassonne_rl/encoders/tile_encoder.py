@@ -40,6 +40,17 @@ DEFAULT_WINDOW = 29
 NUM_PLANES = TK.NUM_BOARD_PLANES + TK.NUM_GLOBALS
 
 
+def global_values(obs: np.ndarray) -> np.ndarray:
+    """The global values of observation(s) ``(..., C, W, W)`` as a vector ``(..., G)``: the
+    global planes are constant, so one cell holds them all."""
+    return obs[..., TK.NUM_BOARD_PLANES :, 0, 0]
+
+
+def board_planes(obs: np.ndarray) -> np.ndarray:
+    """The spatial planes ``(..., 46, W, W)`` of observation(s) ``(..., C, W, W)``."""
+    return obs[..., : TK.NUM_BOARD_PLANES, :, :]
+
+
 class TileEncoder:
     """Planes, mask and action indices of the tile game for a window of ``window`` cells."""
 

@@ -9,6 +9,8 @@ per-channel bias, and a 1x1 convolution gives the 4 rotation logits of every win
 the placement logits come straight from the board picture (no giant dense layer). The
 other decisions (follower, The Messages) and the value read a pooled summary of the trunk
 plus the trunk's features at the tile placed last, plus the globals.
+:class:`TileBoardNet` (``TrainConfig.tile_net = "board"``) adds global-pooling biases to
+the trunk and to a deeper placement head.
 
 Card game: the observation is a flat vector; the stock SB3 MLP policy with
 :data:`CARD_NET_ARCH` suits it.
@@ -75,6 +77,87 @@ class TilePlanes(BaseFeaturesExtractor):
         at_last = (h * board[:, self.last_plane : self.last_plane + 1]).sum(dim=(2, 3))
         pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), at_last, glob], dim=1)
         return torch.cat([place, self.summary(pooled)], dim=1)
+
+
+class _PooledBias(nn.Module):
+    """Global-pooling bias (as KataGo's): mean and max of every channel over the window ->
+    a per-channel bias, so that each cell sees a summary of the whole board."""
+
+    def __init__(self, channels: int, out_channels: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(2 * channels, out_channels)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
+        return self.linear(pooled)[:, :, None, None]
+
+
+class TileBoardNet(BaseFeaturesExtractor):
+    """The board network (``TrainConfig.tile_net = "board"``); same features as
+    :class:`TilePlanes` (placement logits + summary), so the same heads sit on it.
+
+    - the globals are read once as a vector (one cell of the constant planes) and enter the
+      trunk as a per-channel bias, never convolved;
+    - residual 3x3 trunk; the middle block also adds a global-pooling bias;
+    - fully convolutional placement head: 1x1 conv + global-pooling bias + ReLU, then 1x1
+      conv to the 4 rotation logits of every cell;
+    - summary for the follower / Messages logits and the value: the trunk at the tile placed
+      last (the follower decision is about it), pooled mean and max, and the globals.
+    """
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        shape: tuple[int, int, int],
+        board_planes: int = NUM_BOARD_PLANES,
+        last_plane: int = B_LAST,
+        channels: int = 32,
+        layers: int = 3,
+        hidden: int = 128,
+    ) -> None:
+        planes, height, width = shape
+        if int(np.prod(shape)) != int(np.prod(observation_space.shape)):
+            raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
+        self.shape = tuple(shape)
+        self.board_planes = board_planes
+        self.last_plane = last_plane
+        self.num_globals = planes - board_planes
+        self.cells = height * width
+        self.hidden = hidden
+        super().__init__(observation_space, features_dim=4 * self.cells + hidden)
+        self.stem = nn.Conv2d(board_planes, channels, 3, padding=1)
+        self.global_bias = nn.Linear(self.num_globals, channels)
+        blocks = max(1, layers - 1)
+        self.trunk = nn.ModuleList(
+            nn.Conv2d(channels, channels, 3, padding=1) for _ in range(blocks)
+        )
+        self.pool_block = blocks // 2  # the block that also gets the global-pooling bias
+        self.trunk_pool = _PooledBias(channels, channels)
+        self.place_hidden = nn.Conv2d(channels, channels, 1)
+        self.place_pool = _PooledBias(channels, channels)
+        self.place_head = nn.Conv2d(channels, 4, 1)
+        self.summary = nn.Sequential(nn.Linear(3 * channels + self.num_globals, hidden), nn.ReLU())
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        x = obs.float().reshape(obs.shape[0], *self.shape)
+        board = x[:, : self.board_planes]
+        # global values range from one-hot bits to scores up to 255: log1p tames them
+        glob = torch.log1p(x[:, self.board_planes :, 0, 0])
+        h = torch.relu(self.stem(board) + self.global_bias(glob)[:, :, None, None])
+        for i, conv in enumerate(self.trunk):
+            update = conv(h)
+            if i == self.pool_block:
+                update = update + self.trunk_pool(h)
+            h = torch.relu(h + update)
+        p = torch.relu(self.place_hidden(h) + self.place_pool(h))
+        # encoder index = (wy * W + wx) * 4 + rotation
+        place = self.place_head(p).permute(0, 2, 3, 1).reshape(x.shape[0], -1)
+        at_last = (h * board[:, self.last_plane : self.last_plane + 1]).sum(dim=(2, 3))
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), at_last, glob], dim=1)
+        return torch.cat([place, self.summary(pooled)], dim=1)
+
+
+TILE_NETS = {"planes": TilePlanes, "board": TileBoardNet}
 
 
 class _TileLatent(nn.Module):

@@ -38,11 +38,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from carcassonne_rl.agents.policy_agent import write_spec
+from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
 
 from .opponent_pool import OpponentPool, PoolSchedule
-from .policies import CARD_NET_ARCH, TilePolicy
+from .policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
 from .progress import count, on_terminal, phase, plain_training_progress
 from .run_files import (
     atomic_link,
@@ -127,7 +127,10 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
     if config.game == "carcassonne":
         shape = env.get_attr("obs_shape")[0]
         kwargs = {"shape": shape, "channels": config.channels, "layers": config.conv_layers}
-        policy_kwargs = {"features_extractor_kwargs": kwargs}
+        policy_kwargs = {
+            "features_extractor_class": TILE_NETS[config.tile_net],
+            "features_extractor_kwargs": kwargs,
+        }
         return MaskablePPO(TilePolicy, env, policy_kwargs=policy_kwargs, **common)
     h = config.hidden
     arch = {"pi": [h, h], "vf": [h, h]} if h else CARD_NET_ARCH
@@ -211,7 +214,11 @@ def warm(
         config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress
     )
     phase(f"warm start: fitting the policy to {len(data['actions'])} decisions")
-    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed)
+    augment = None
+    if config.warm_start_augment and config.game == "carcassonne":
+        augment = make_encoder(config.game, config.expansions, config.window)
+    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed,
+                     augment=augment)  # fmt: skip
     phase(f"warm start: done in {time.time() - t0:.0f} s")
     path = out / "snapshots" / "step_0.zip"
     atomic_save_model(model, path)

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 GAMES = ("carcassonne", "cardcassonne")
+TILE_NETS = ("planes", "board")  # policies.TILE_NETS
 
 
 @dataclass
@@ -35,6 +36,7 @@ class TrainConfig:
     warm_start_agent: str = "greedy"
     warm_start_games: int = 100
     warm_start_epochs: int = 6
+    warm_start_augment: bool = False  # tile game: sample i is turned (epoch + i) % 4 times
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -47,6 +49,7 @@ class TrainConfig:
     # networks
     channels: int = 32  # tile game CNN width
     conv_layers: int = 3
+    tile_net: str = "planes"  # tile game network: "planes" (TilePlanes) or "board"
     hidden: int = 256  # card game MLP width (two layers)
 
     def __post_init__(self) -> None:
@@ -58,6 +61,13 @@ class TrainConfig:
         if self.expansions and self.game != "carcassonne":
             raise ValueError("expansions exist only for the tile game")
         self.baselines = tuple(self.baselines)
+        if isinstance(self.warm_start_augment, str):  # from the CLI's --set FIELD=VALUE
+            text = self.warm_start_augment.lower()
+            if text not in ("true", "false", "1", "0"):
+                raise ValueError(f"warm_start_augment must be true or false, got {text!r}")
+            self.warm_start_augment = text in ("true", "1")
+        if self.tile_net not in TILE_NETS:
+            raise ValueError(f"unknown tile_net {self.tile_net!r}; expected one of {TILE_NETS}")
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")

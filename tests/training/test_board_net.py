@@ -1,0 +1,108 @@
+"""The tile game's board network (policies.TileBoardNet) and the rotated warm start."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.encoders import TileEncoder
+from carcassonne_rl.encoders import tile_kernels as TK
+from carcassonne_rl.games.carcassonne import GameConfig, new_game
+from carcassonne_rl.training import warm_start
+from carcassonne_rl.training.arena import Job, Setup, play_game
+from carcassonne_rl.training.policies import TileBoardNet, TilePlanes
+from carcassonne_rl.training.selfplay import make_vec_env, new_model, train
+from carcassonne_rl.training.train_config import TrainConfig
+from carcassonne_rl.training.warm_start import collect, pretrain
+
+TINY = dict(
+    n_envs=1, n_steps=64, batch_size=64, n_epochs=1, snapshot_every=64, eval_every=128,
+    checkpoint_every=128, eval_deals=1, channels=8, conv_layers=2, hidden=32,
+    warm_start_games=1, warm_start_epochs=1,
+)  # fmt: skip
+
+
+def _features(net_class, obs: np.ndarray) -> np.ndarray:
+    torch.manual_seed(0)
+    shape = obs.shape[1:]
+    space = gym.spaces.Box(0, 255, (int(np.prod(shape)),), np.uint8)
+    net = net_class(space, shape, channels=8, layers=2, hidden=16)
+    with torch.no_grad():
+        return net(torch.as_tensor(obs.reshape(len(obs), -1))).numpy()
+
+
+def test_board_net_reads_globals_once_and_pools_the_whole_board():
+    w = 9
+    enc = TileEncoder(window=w)
+    state = new_game(GameConfig(players=2, seed=0))
+    obs = enc.encode(state, 0)[None]
+    cells = w * w * 4
+    far = slice(cells - 4, cells)  # the 4 rotation logits of the far corner cell (8, 8)
+
+    other_cell = obs.copy()  # a global plane changed away from cell (0, 0): not read
+    other_cell[0, TK.NUM_BOARD_PLANES + TK.G_SCORE, 4, 4] = 200
+    corner = obs.copy()  # a tile edge at cell (0, 0), out of reach of the 3x3 convolutions
+    corner[0, TK.B_PRESENT, 0, 0] = 1
+    corner[0, TK.B_EDGE + 2, 0, 0] = 1
+    for net_class in (TilePlanes, TileBoardNet):
+        base = _features(net_class, obs)
+        assert base.shape == (1, cells + 16)
+        assert np.array_equal(_features(net_class, other_cell), base)
+        changed = _features(net_class, corner)
+        reaches_far = not np.allclose(changed[0, far], base[0, far])
+        # only the global-pooling bias carries the corner to the far corner
+        assert reaches_far == (net_class is TileBoardNet)
+
+
+def test_tiny_board_run_with_rotated_warm_start_plays(tmp_path):
+    config = TrainConfig(game="carcassonne", timesteps=64, tile_net="board",
+                         warm_start_augment=True, **TINY)  # fmt: skip
+    model = train(config, tmp_path / "run", progress=False)
+    assert isinstance(model.policy.features_extractor, TileBoardNet)
+    spec = f"policy:{tmp_path / 'run' / 'final_model.zip'}"
+    agent = make_agent(spec, "carcassonne")
+    assert isinstance(agent.model.policy.features_extractor, TileBoardNet)
+    result = play_game(Job(Setup("carcassonne", 2), (spec, "random"), (spec, "random"), 1, 0, 0, 1))
+    assert result.decisions[0] > 10
+    with pytest.raises(ValueError, match="tile_net"):
+        TrainConfig(tile_net="resnet")
+
+
+def test_warm_start_augment_from_the_command_line():
+    from carcassonne_rl.training.train_cli import parse_overrides
+
+    assert TrainConfig(**parse_overrides(["warm_start_augment=true"])).warm_start_augment is True
+    assert TrainConfig(**parse_overrides(["warm_start_augment=False"])).warm_start_augment is False
+    with pytest.raises(ValueError, match="warm_start_augment"):
+        TrainConfig(warm_start_augment="sometimes")
+
+
+def test_rotated_warm_start_shows_every_sample_in_all_four_rotations(monkeypatch):
+    config = TrainConfig(game="carcassonne", tile_net="board", **TINY)
+    data = collect(config, games=1, seed=3)
+    enc = TileEncoder()
+    seen: dict[bytes, set[int]] = {}
+    fed: list[np.ndarray] = []
+
+    turn_batch = warm_start._turned
+
+    def spy(encoder, obs, masks, actions, turns):
+        for row, k in zip(obs, turns, strict=True):
+            seen.setdefault(row.tobytes(), set()).add(int(k))
+        out = turn_batch(encoder, obs, masks, actions, turns)
+        fed.append(out[0])
+        return out
+
+    monkeypatch.setattr(warm_start, "_turned", spy)
+    env = make_vec_env(config)
+    model = new_model(config, env, None)
+    env.close()
+    pretrain(model, data, epochs=4, batch_size=64, seed=0, augment=enc)
+    assert len(seen) == len({row.tobytes() for row in data["obs"]})
+    assert all(turns == {0, 1, 2, 3} for turns in seen.values())
+    # what the policy was fed: the samples turned, not the originals
+    fed_rows = {row.tobytes() for batch in fed for row in batch}
+    assert len(fed_rows) > 3 * len(seen)
