@@ -74,8 +74,9 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
-    """A trained model as an agent: a MaskablePPO ``.zip``, a value-network ``.npz`` or a run
-    folder holding either (``final_model.zip`` / ``final_model.npz``)."""
+    """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
+    value network or an exported card-game policy) or a run folder holding either
+    (``final_model.zip`` / ``final_model.npz``)."""
     from pathlib import Path
 
     target = Path(path)
@@ -84,11 +85,17 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
             if (target / name).exists():
                 target = target / name
                 break
-    if target.suffix == ".npz":
+    if target.suffix == ".npz":  # tensors-only networks: tile values or card policies
         from .afterstate_agent import AfterstateAgent, load_value_net
+        from .pretrained import CARD_POLICY_KIND, CardNetAgent
+        from .value_net import MLP
 
-        if game != "carcassonne":
-            raise ValueError(f"policy:{path} is a tile-game value network, not for {game}")
+        net = MLP.load(target)
+        plays = "cardcassonne" if net.meta.get("kind") == CARD_POLICY_KIND else "carcassonne"
+        if plays != game:
+            raise ValueError(f"policy:{path} plays {plays}, not {game}")
+        if plays == "cardcassonne":
+            return CardNetAgent(net, seed=seed)
         return AfterstateAgent(load_value_net(target), seed=seed)
     from .policy_agent import PolicyAgent
 
