@@ -161,7 +161,8 @@ def run_main(args: argparse.Namespace) -> int:
             deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
         )  # fmt: skip
         summary["games"][game] = {"timesteps": timesteps, "train_seconds": train_s, "vs": rows}
-        tables.append(f"### {game} ({timesteps} steps, {train_s / 60:.1f} min training)\n\n"
+        unit = "positions" if game == "carcassonne" else "steps"
+        tables.append(f"### {game} ({timesteps} {unit}, {train_s / 60:.1f} min training)\n\n"
                       + markdown_rows(rows, "trained"))  # fmt: skip
     text = "\n\n".join(tables)
     from .run_files import atomic_write_text
