@@ -209,8 +209,8 @@ def test_snapshot_slots_take_mains_weights(local_ray):
         algo.stop()
 
 
-def test_more_env_runners_than_cpus_is_a_clear_error(local_ray, tmp_path):
+def test_more_env_runners_than_cpus_is_a_clear_error(local_ray, tmp_path, capsys):
     args = ["train", "--backend", "rllib", "--game", "cardcassonne", "--num-env-runners", "5"]
-    with pytest.raises(SystemExit, match="5 env runners need 5 CPUs; the Ray cluster has 2"):
-        main(args + ["--out", str(tmp_path / "run")])
+    assert main(args + ["--out", str(tmp_path / "run")]) == 2
+    assert "5 env runners need 5 CPUs; the Ray cluster has 2" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
