@@ -32,6 +32,31 @@ from carcassonne_rl.encoders.tile_kernels import B_LAST, NUM_BOARD_PLANES
 CARD_NET_ARCH = {"pi": [256, 256], "vf": [256, 256]}
 
 
+def _init_tile_extractor(
+    net: BaseFeaturesExtractor,
+    observation_space: gym.spaces.Box,
+    shape: tuple[int, int, int],
+    board_planes: int,
+    last_plane: int,
+    channels: int,
+    hidden: int,
+) -> None:
+    """What both tile networks share: the planes' layout, the feature size (4 placement
+    logits per cell + the summary), the stem over the board planes and the globals' bias."""
+    planes, height, width = shape
+    if int(np.prod(shape)) != int(np.prod(observation_space.shape)):
+        raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
+    net.shape = tuple(shape)
+    net.board_planes = board_planes
+    net.last_plane = last_plane
+    net.num_globals = planes - board_planes
+    net.cells = height * width
+    net.hidden = hidden
+    BaseFeaturesExtractor.__init__(net, observation_space, features_dim=4 * net.cells + hidden)
+    net.stem = nn.Conv2d(board_planes, channels, 3, padding=1)
+    net.global_bias = nn.Linear(net.num_globals, channels)
+
+
 class TilePlanes(BaseFeaturesExtractor):
     """Features = placement logits (4 W^2, index order of the encoder) + a summary vector."""
 
@@ -45,18 +70,8 @@ class TilePlanes(BaseFeaturesExtractor):
         layers: int = 3,
         hidden: int = 128,
     ) -> None:
-        planes, height, width = shape
-        if int(np.prod(shape)) != int(np.prod(observation_space.shape)):
-            raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
-        self.shape = tuple(shape)
-        self.board_planes = board_planes
-        self.last_plane = last_plane
-        self.num_globals = planes - board_planes
-        self.cells = height * width
-        self.hidden = hidden
-        super().__init__(observation_space, features_dim=4 * self.cells + hidden)
-        self.stem = nn.Conv2d(board_planes, channels, 3, padding=1)
-        self.global_bias = nn.Linear(self.num_globals, channels)
+        _init_tile_extractor(self, observation_space, shape, board_planes, last_plane, channels,
+                             hidden)  # fmt: skip
         self.trunk = nn.ModuleList(
             nn.Conv2d(channels, channels, 3, padding=1) for _ in range(layers - 1)
         )
@@ -115,18 +130,8 @@ class TileBoardNet(BaseFeaturesExtractor):
         layers: int = 3,
         hidden: int = 128,
     ) -> None:
-        planes, height, width = shape
-        if int(np.prod(shape)) != int(np.prod(observation_space.shape)):
-            raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
-        self.shape = tuple(shape)
-        self.board_planes = board_planes
-        self.last_plane = last_plane
-        self.num_globals = planes - board_planes
-        self.cells = height * width
-        self.hidden = hidden
-        super().__init__(observation_space, features_dim=4 * self.cells + hidden)
-        self.stem = nn.Conv2d(board_planes, channels, 3, padding=1)
-        self.global_bias = nn.Linear(self.num_globals, channels)
+        _init_tile_extractor(self, observation_space, shape, board_planes, last_plane, channels,
+                             hidden)  # fmt: skip
         blocks = max(1, layers - 1)
         self.trunk = nn.ModuleList(
             nn.Conv2d(channels, channels, 3, padding=1) for _ in range(blocks)
