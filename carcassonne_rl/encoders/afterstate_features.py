@@ -25,6 +25,16 @@ import numpy as np
 from numba import njit
 
 from carcassonne_rl.games.carcassonne import layout as L
+from carcassonne_rl.games.carcassonne.board_kernels import (
+    DELTA,
+    EDGE_CODE,
+    EDGES,
+    FIELD_CITIES,
+    NSEG,
+    PORTMAP,
+    RING,
+    cell_of,
+)
 from carcassonne_rl.games.carcassonne.tiles import (
     CITY,
     CLOISTER,
@@ -32,17 +42,6 @@ from carcassonne_rl.games.carcassonne.tiles import (
     LABYRINTH,
     MAX_SEGMENTS,
     NUM_TYPES,
-    TABLES,
-)
-
-PORTMAP = TABLES["portmap"]
-EDGE_CODE = TABLES["edge_code"]
-EDGES = TABLES["edges"]
-NSEG = TABLES["nseg"]
-FIELD_CITIES = TABLES["field_cities"]
-DELTA = np.array([-L.SIZE, 1, L.SIZE, -1], np.int64)  # N E S W
-RING = np.array(
-    [-L.SIZE - 1, -L.SIZE, -L.SIZE + 1, -1, 1, L.SIZE - 1, L.SIZE, L.SIZE + 1], np.int64
 )
 
 PLAYER_FEATURE_NAMES = (
@@ -137,11 +136,6 @@ def _fit_count(board, tiles, unplaced, cell):
 
 
 @njit(cache=True, nogil=True)
-def _cell(tiles, slot):
-    return (tiles[slot, 3] + L.OFF) * L.SIZE + tiles[slot, 2] + L.OFF
-
-
-@njit(cache=True, nogil=True)
 def player_features_kernel(board, ints, tiles, segs, out):
     """Fill ``out[p, :]`` (zeroed by the caller) for every player ``p``; returns tiles left."""
     npl = ints[L.R_NPLAYERS]
@@ -174,7 +168,7 @@ def player_features_kernel(board, ints, tiles, segs, out):
                 owner = segs[g, L.S_OWNER]
                 if owner < 0 or segs[g, L.S_DONE] != 0:
                     continue
-                cell = _cell(tiles, slot)
+                cell = cell_of(tiles, slot)
                 nb = 0
                 dead = 0
                 for d in RING:
@@ -250,7 +244,7 @@ def player_features_kernel(board, ints, tiles, segs, out):
                 mk = m % MAX_SEGMENTS
                 mt = tiles[mslot, 0]
                 mr = tiles[mslot, 1]
-                mcell = _cell(tiles, mslot)
+                mcell = cell_of(tiles, mslot)
                 for s in range(4):
                     if PORTMAP[mt, mr, s] == mk and board[mcell + DELTA[s]] < 0:
                         f = _fit_count(board, tiles, unplaced, mcell + DELTA[s])
