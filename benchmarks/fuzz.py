@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from carcassonne_rl.envs.fuzz import STANDARD_CONFIGS, fuzz_many, markdown_table
+from carcassonne_rl.testing.fuzz import STANDARD_CONFIGS, fuzz_many, markdown_table
 
 
 def main(argv: list[str] | None = None) -> int:

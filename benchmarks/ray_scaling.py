@@ -18,8 +18,8 @@ import argparse
 import json
 import time
 
-from carcassonne_rl.training.arena import Setup, play_game, run_jobs, schedule
-from carcassonne_rl.training.ray_backend.cluster import ray_session
+from carcassonne_rl.arena.match import Setup, play_game, run_jobs, schedule
+from carcassonne_rl.runtime.ray_session import ray_session
 
 
 def emit(**row) -> None:
@@ -29,7 +29,7 @@ def emit(**row) -> None:
 def bench_sampling(args: argparse.Namespace) -> None:
     import torch
 
-    from carcassonne_rl.training.ray_backend.trainer import build_algorithm, learner_threads
+    from carcassonne_rl.training.rllib.trainer import build_algorithm, learner_threads
     from carcassonne_rl.training.train_config import TrainConfig
 
     for runners in args.runners:
@@ -75,7 +75,7 @@ def bench_sampling(args: argparse.Namespace) -> None:
 
 
 def bench_arena(args: argparse.Namespace, address: str) -> None:
-    from carcassonne_rl.training.ray_backend.remote_games import run_remote
+    from carcassonne_rl.arena.remote_games import run_remote
 
     jobs = schedule(Setup(args.game, 2), args.agents.split(","), args.deals, seed=0)
     play_game(jobs[0])  # compile the kernels once (cached on disk for the workers)

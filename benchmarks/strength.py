@@ -3,7 +3,7 @@
     python benchmarks/strength.py --only tile_greedy_random card_greedy_random --deals 30
 
 Each line: the match, games played, the first agent's win rate with its 95% CI, mean
-margin and ms per decision of each agent (from ``carcassonne_rl.training.ratings``).
+margin and ms per decision of each agent (from ``carcassonne_rl.arena.ratings``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import json
 import os
 import time
 
-from carcassonne_rl.training.arena import Setup, entry_labels, run_jobs, schedule
-from carcassonne_rl.training.ratings import entry_stats
+from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
+from carcassonne_rl.arena.ratings import entry_stats
 
 MATCHES = {
     "tile_greedy_random": (Setup("carcassonne"), ["greedy", "random"]),

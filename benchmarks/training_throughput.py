@@ -25,7 +25,7 @@ import time
 def afterstate(seconds: float, workers: int) -> dict:
     from concurrent.futures import ProcessPoolExecutor
 
-    from carcassonne_rl.training.afterstate_td import (
+    from carcassonne_rl.training.afterstate.trainer import (
         AfterstateConfig,
         Learner,
         _self_play,
@@ -61,7 +61,7 @@ def afterstate(seconds: float, workers: int) -> dict:
 
 
 def ppo(seconds: float, workers: int) -> dict:
-    from carcassonne_rl.training.selfplay import make_vec_env, new_model
+    from carcassonne_rl.training.ppo.selfplay import make_vec_env, new_model
     from carcassonne_rl.training.train_config import TrainConfig
 
     config = TrainConfig(game="carcassonne", n_envs=workers, warm_start_games=0)

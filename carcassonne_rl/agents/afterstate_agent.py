@@ -11,7 +11,7 @@ Creating the agent makes numpy's BLAS single-threaded in its process (``value_ne
 
 The network estimates ``tanh(final margin / value_scale)`` for the seat it is asked about,
 margin = own final score - best other final score; it is trained by
-``carcassonne_rl.training.afterstate_td``.
+:mod:`carcassonne_rl.training.afterstate`.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ numbers and that JSON text, never code.
 
 Hidden layers use ``meta["activation"]`` (``relu``, the default, or ``tanh``); the output
 layer is linear, optionally followed by ``tanh`` (``meta["output"]``).
+
+Each output row is computed by the same sums in the same order whatever the batch holds
+(:func:`affine`, not BLAS, whose kernels differ with the batch size in the last bit): a
+position is valued identically alone or among many, so batched self-play and tie-breaks
+are reproducible.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
+from numba import njit
 
 
 def single_threaded_blas() -> None:
@@ -33,6 +39,24 @@ def single_threaded_blas() -> None:
 
 
 _BLAS_LIMITED = False
+
+
+@njit(cache=True, nogil=True)
+def affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``x @ w + b`` in float32, each row summed over the inputs in their order (so a row's
+    result does not depend on the other rows of the batch)."""
+    n, k = x.shape
+    m = w.shape[1]
+    out = np.empty((n, m), np.float32)
+    for i in range(n):
+        row = out[i]
+        row[:] = b
+        for p in range(k):
+            xv = x[i, p]
+            if xv != 0.0:
+                for j in range(m):
+                    row[j] += xv * w[p, j]
+    return out
 
 
 class ModelFileError(ValueError):
@@ -62,12 +86,11 @@ class MLP:
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """Outputs for a batch ``x[batch, inputs]`` (float32)."""
-        h = np.asarray(x, np.float32)
+        h = np.ascontiguousarray(x, np.float32)
         last = len(self.layers) - 1
         relu = self.meta.get("activation", "relu") == "relu"
         for i, (w, b) in enumerate(self.layers):
-            h = h @ w
-            h += b
+            h = affine(h, w, b)
             if i < last:
                 if relu:
                     np.maximum(h, 0.0, out=h)

@@ -11,8 +11,9 @@ import json
 import shutil
 from pathlib import Path
 
-from .cli_args import UserError
-from .train_config import TrainConfig
+from carcassonne_rl.runtime.errors import UserError
+
+from .train_config import GAMES, TrainConfig
 
 STATE_FILE = "trainer_state.json"  # as selfplay.STATE_FILE (kept free of the torch import)
 # settings a resumed run may change: its length, and the cores it runs on
@@ -32,7 +33,7 @@ def saved_config(folder: Path):
         raise UserError(f"{folder} holds no run to resume (no config.json)")
     try:
         if json.loads(path.read_text()).get("algo") == "afterstate":
-            from .afterstate_td import AfterstateConfig
+            from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
             return AfterstateConfig.load(path)
         return TrainConfig.load(path)
@@ -103,3 +104,29 @@ def final_evaluation(folder: Path) -> tuple[int, list[dict]] | None:
     last = history[-1]
     rows = [v for v in last.values() if isinstance(v, dict) and "opponent" in v]
     return int(last["timesteps"]), rows
+
+
+def model_and_config(run: str | Path) -> tuple[Path, dict]:
+    """The model file of a run folder (or a model path) and the run's config dict."""
+    run = Path(run)
+    model = run
+    if run.is_dir():
+        npz = run / "final_model.npz"
+        model = npz if npz.exists() else run / "final_model.zip"
+    if run.is_dir() and not model.exists() and (run / "final_model.pt2").exists():
+        model = run / "final_model.pt2"  # a run of the rllib backend
+    if not model.exists():
+        raise UserError(
+            f"no model at {model}: give a run folder holding final_model.zip/.npz or a model file"
+        )
+    for folder in (model.parent, model.parent.parent):
+        path = folder / "config.json"
+        if path.exists():
+            try:
+                config = json.loads(path.read_text())
+            except ValueError as err:
+                raise UserError(f"{path} is not valid JSON: {err}") from None
+            if not isinstance(config, dict) or config.get("game") not in GAMES:
+                raise UserError(f"{path} names no game ({' or '.join(GAMES)})")
+            return model, config
+    raise UserError(f"no config.json next to {model}, so its game is unknown")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from carcassonne_rl.agents import Agent, make_agent
-from carcassonne_rl.training.arena import Job, Setup, play_game
+from carcassonne_rl.arena.match import Job, Setup, play_game
 
 TILE_SETUPS = [
     Setup("carcassonne", 2),

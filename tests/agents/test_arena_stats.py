@@ -7,16 +7,16 @@ import math
 
 import pytest
 
-from carcassonne_rl.training.arena import Setup, entry_labels, lineups, run_jobs, schedule
-from carcassonne_rl.training.arena_cli import main as arena_main
-from carcassonne_rl.training.arena_report import summarize, write_report
-from carcassonne_rl.training.ratings import (
+from carcassonne_rl.arena.match import Setup, entry_labels, lineups, run_jobs, schedule
+from carcassonne_rl.arena.ratings import (
     bradley_terry,
     elo_ratings,
     entry_stats,
     mean_ci,
     pairwise,
 )
+from carcassonne_rl.arena.report import summarize, write_report
+from carcassonne_rl.cli.arena import main as arena_main
 
 
 def test_duplicate_schedule_rotates_every_deal_over_the_seats() -> None:
@@ -98,7 +98,7 @@ def test_cli(tmp_path, capsys) -> None:
 def test_cli_parser_registration() -> None:
     import argparse
 
-    from carcassonne_rl.training.arena_cli import add_arena_parser
+    from carcassonne_rl.cli.arena import add_arena_parser
 
     parser = argparse.ArgumentParser()
     add_arena_parser(parser.add_subparsers(dest="command"))

@@ -61,7 +61,7 @@ def test_card_table_header_at_game_over(monkeypatch) -> None:
 def test_ratings_plot_marks_a_perfect_record_as_open(tmp_path, monkeypatch) -> None:
     from matplotlib.axes import Axes
 
-    from carcassonne_rl.training.arena_report import plot_ratings
+    from carcassonne_rl.arena.report import plot_ratings
 
     texts = []
     real_text = Axes.text

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from carcassonne_rl.envs.golden import STANDARD_SPECS, first_difference, write_all
+from carcassonne_rl.testing.golden import STANDARD_SPECS, first_difference, write_all
 
 FOLDER = Path(__file__).resolve().parent
 

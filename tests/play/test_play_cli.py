@@ -9,11 +9,11 @@ import re
 import numpy as np
 import pytest
 
+from carcassonne_rl.cli.main import main
 from carcassonne_rl.envs import cardcassonne_v0
 from carcassonne_rl.games.cardcassonne import KIND_NAMES, load_json
 from carcassonne_rl.play.session import PlaySession, ReplaySession
 from carcassonne_rl.play.tui import run_tui
-from carcassonne_rl.training.cli import main
 
 
 def _scripted(lines):

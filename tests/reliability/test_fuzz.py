@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from carcassonne_rl.envs import fuzz as fuzz_module
-from carcassonne_rl.envs.fuzz import STANDARD_CONFIGS, FuzzConfig, fuzz, fuzz_many
-from carcassonne_rl.training.cli import main
+from carcassonne_rl.cli.main import main
+from carcassonne_rl.testing import fuzz as fuzz_module
+from carcassonne_rl.testing.fuzz import STANDARD_CONFIGS, FuzzConfig, fuzz, fuzz_many
 
 SHORT = 10_000
 

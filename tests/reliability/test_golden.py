@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from carcassonne_rl.envs.golden import COLUMNS, STANDARD_SPECS, first_difference
+from carcassonne_rl.testing.golden import COLUMNS, STANDARD_SPECS, first_difference
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from carcassonne_rl.cli.main import main
 from carcassonne_rl.envs import carcassonne_v0, cardcassonne_v0
 from carcassonne_rl.envs.classic_wrapper import InvalidActionError
 from carcassonne_rl.games import carcassonne as tile
 from carcassonne_rl.games import cardcassonne as card
-from carcassonne_rl.training.cli import main
 
 ENVS = {
     "tile": lambda: carcassonne_v0.env(players=3, expansions=("messages", "labyrinth")),

@@ -16,7 +16,7 @@ import pytest
 
 from carcassonne_rl.agents.afterstate_agent import load_value_net
 from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES
-from carcassonne_rl.training.afterstate_td import (
+from carcassonne_rl.training.afterstate.trainer import (
     AfterstateConfig,
     Learner,
     export,
@@ -33,7 +33,7 @@ TINY = [
 
 def _cli(*args: str, **kwargs) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    cmd = [sys.executable, "-m", "carcassonne_rl.training.cli", *args]
+    cmd = [sys.executable, "-m", "carcassonne_rl.cli.main", *args]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kwargs)  # fmt: skip
 

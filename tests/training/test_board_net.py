@@ -8,15 +8,15 @@ import pytest
 import torch
 
 from carcassonne_rl.agents import make_agent
+from carcassonne_rl.arena.match import Job, Setup, play_game
 from carcassonne_rl.encoders import TileEncoder
 from carcassonne_rl.encoders import tile_kernels as TK
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
-from carcassonne_rl.training import warm_start
-from carcassonne_rl.training.arena import Job, Setup, play_game
-from carcassonne_rl.training.policies import TileBoardNet, TilePlanes
-from carcassonne_rl.training.selfplay import make_vec_env, new_model, train
+from carcassonne_rl.training.ppo import warm_start
+from carcassonne_rl.training.ppo.policies import TileBoardNet, TilePlanes
+from carcassonne_rl.training.ppo.selfplay import make_vec_env, new_model, train
+from carcassonne_rl.training.ppo.warm_start import collect, pretrain
 from carcassonne_rl.training.train_config import TrainConfig
-from carcassonne_rl.training.warm_start import collect, pretrain
 
 TINY = dict(
     n_envs=1, n_steps=64, batch_size=64, n_epochs=1, snapshot_every=64, eval_every=128,
@@ -72,7 +72,7 @@ def test_tiny_board_run_with_rotated_warm_start_plays(tmp_path):
 
 
 def test_warm_start_augment_from_the_command_line():
-    from carcassonne_rl.training.train_cli import parse_overrides
+    from carcassonne_rl.cli.train import parse_overrides
 
     assert TrainConfig(**parse_overrides(["warm_start_augment=true"])).warm_start_augment is True
     assert TrainConfig(**parse_overrides(["warm_start_augment=False"])).warm_start_augment is False

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from carcassonne_rl.training.cli import main
-from carcassonne_rl.training.main_job import CARD_STEPS, TILE_STEPS, game_config
+from carcassonne_rl.cli.main import main
+from carcassonne_rl.cli.main_job import CARD_STEPS, TILE_STEPS, game_config
 from carcassonne_rl.training.train_config import TrainConfig
 
 
@@ -161,7 +161,7 @@ def test_console_script_prints_one_line_and_no_traceback(tmp_path) -> None:
         (["evaluate", str(tmp_path / "missing")], "no model at"),
     ):
         done = subprocess.run(
-            [sys.executable, "-m", "carcassonne_rl.training.cli", *argv],
+            [sys.executable, "-m", "carcassonne_rl.cli.main", *argv],
             capture_output=True, text=True, env=env, timeout=120,
         )  # fmt: skip
         assert done.returncode == 2, done.stderr

@@ -30,7 +30,7 @@ TRAIN = [
 
 
 def _command(out: Path, resume: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "carcassonne_rl.training.cli", *TRAIN, "--out", str(out)]
+    cmd = [sys.executable, "-m", "carcassonne_rl.cli.main", *TRAIN, "--out", str(out)]
     return cmd + (["--resume"] if resume else [])
 
 
@@ -108,7 +108,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path) -> None:
 
 
 def test_resume_before_the_first_checkpoint_starts_over_and_prunes(tmp_path) -> None:
-    from carcassonne_rl.training.selfplay import train
+    from carcassonne_rl.training.ppo.selfplay import train
     from carcassonne_rl.training.train_config import TrainConfig
 
     config = TrainConfig(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from carcassonne_rl.training.cli import main
-from carcassonne_rl.training.progress import PlainLines, count, progress_bar
+from carcassonne_rl.cli.main import main
+from carcassonne_rl.runtime.progress import PlainLines, count, progress_bar
 
 
 def test_plain_lines_at_the_quarters(capsys) -> None:

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from carcassonne_rl.training.cli import main
-from carcassonne_rl.training.ray_backend.cluster import ClusterError, host_and_port
+from carcassonne_rl.cli.main import main
+from carcassonne_rl.runtime.ray_session import ClusterError, host_and_port
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 EXPECTED = "cannot reach a Ray cluster" if HAS_RAY else "Ray is not installed"

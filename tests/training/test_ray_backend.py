@@ -12,8 +12,8 @@ ray = pytest.importorskip("ray", reason='Ray is not installed (pip install -e ".
 pytest.importorskip("ray.rllib", reason='RLlib is not installed (pip install -e ".[ray]")')
 
 from carcassonne_rl.agents import make_agent  # noqa: E402
-from carcassonne_rl.training.arena import Setup, play_game, run_jobs, schedule  # noqa: E402
-from carcassonne_rl.training.cli import main  # noqa: E402
+from carcassonne_rl.arena.match import Setup, play_game, run_jobs, schedule  # noqa: E402
+from carcassonne_rl.cli.main import main  # noqa: E402
 
 TINY = ["--set", "n_steps=100", "--set", "batch_size=50", "--set", "n_epochs=1"]
 TINY_NETS = {
@@ -75,7 +75,7 @@ def test_exported_policy_matches_the_rllib_module(local_ray, tmp_path):
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     from carcassonne_rl.agents.policy_agent import ExportedPolicy, make_encoder
-    from carcassonne_rl.training.ray_backend.trainer import export_main
+    from carcassonne_rl.training.rllib.trainer import export_main
     from carcassonne_rl.training.train_config import TrainConfig
 
     run = tmp_path / "card"
@@ -117,7 +117,7 @@ def test_distributed_arena_equals_local_arena(local_ray, game):
 
 
 def test_remote_games_keep_order_and_raise_the_players_error(local_ray):
-    from carcassonne_rl.training.ray_backend.remote_games import run_remote
+    from carcassonne_rl.arena.remote_games import run_remote
 
     seen = []
     jobs = schedule(Setup("cardcassonne", 2), ["greedy", "greedy"], deals=4, seed=1)
@@ -144,7 +144,7 @@ def test_arena_cli_on_ray_writes_the_same_games(local_ray, tmp_path):
 
 @pytest.mark.parametrize("game", ["cardcassonne", "carcassonne"])
 def test_multi_agent_env_is_turn_based_and_pays_the_result(game):
-    from carcassonne_rl.training.ray_backend.multi_agent_env import TurnBasedMultiAgentEnv
+    from carcassonne_rl.training.rllib.multi_agent_env import TurnBasedMultiAgentEnv
 
     env = TurnBasedMultiAgentEnv({"game": game, "players": 2, "reward_mode": "win_loss"})
     rng = np.random.default_rng(0)
@@ -174,7 +174,7 @@ def test_multi_agent_env_is_turn_based_and_pays_the_result(game):
 
 
 def test_league_maps_the_learner_to_main_and_opponents_to_the_league():
-    from carcassonne_rl.training.ray_backend.trainer import LeagueMapping
+    from carcassonne_rl.training.rllib.trainer import LeagueMapping
 
     mapping = LeagueMapping(0.625, ("snapshot_0", "snapshot_1"))
     assert {mapping("learner") for _ in range(200)} == {"main"}
@@ -184,7 +184,7 @@ def test_league_maps_the_learner_to_main_and_opponents_to_the_league():
 
 
 def test_snapshot_slots_take_mains_weights(local_ray):
-    from carcassonne_rl.training.ray_backend.trainer import build_algorithm, copy_main_to
+    from carcassonne_rl.training.rllib.trainer import build_algorithm, copy_main_to
     from carcassonne_rl.training.train_config import TrainConfig
 
     config = TrainConfig(game="cardcassonne", n_steps=64, batch_size=32, n_epochs=1, hidden=16)

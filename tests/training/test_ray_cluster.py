@@ -15,7 +15,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason='Ray is not installed (pip install -e ".[ray]")')
 
-from carcassonne_rl.training.cli import main  # noqa: E402
+from carcassonne_rl.cli.main import main  # noqa: E402
 
 
 def free_port() -> int:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from carcassonne_rl.training.cli import main
+from carcassonne_rl.cli.main import main
 
 
 def test_train_then_evaluate_commands(tmp_path, capsys) -> None:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.training.arena import Job, Setup, play_game
-from carcassonne_rl.training.evaluation import evaluate_model_file
-from carcassonne_rl.training.opponent_pool import OpponentPool, PoolSchedule
-from carcassonne_rl.training.selfplay import train
+from carcassonne_rl.arena.evaluation import evaluate_model_file
+from carcassonne_rl.arena.match import Job, Setup, play_game
+from carcassonne_rl.training.ppo.opponent_pool import OpponentPool, PoolSchedule
+from carcassonne_rl.training.ppo.selfplay import train
 from carcassonne_rl.training.train_config import TrainConfig
 
 TINY = dict(
@@ -69,8 +69,8 @@ def test_resume_refuses_another_config(tmp_path) -> None:
 
 def test_warm_start_imitates_the_demonstrations() -> None:
     """Behaviour cloning drives the policy towards the demonstrated actions."""
-    from carcassonne_rl.training.selfplay import make_vec_env, new_model
-    from carcassonne_rl.training.warm_start import collect, pretrain
+    from carcassonne_rl.training.ppo.selfplay import make_vec_env, new_model
+    from carcassonne_rl.training.ppo.warm_start import collect, pretrain
 
     tiny = {**TINY, "hidden": 64, "learning_rate": 1e-3}
     config = TrainConfig(game="cardcassonne", timesteps=64, **tiny)

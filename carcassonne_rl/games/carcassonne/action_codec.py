@@ -19,7 +19,7 @@ from .errors import IllegalActionError
 from .tiles import LETTERS, MAX_SEGMENTS, SEGMENT_NAMES, SEGMENT_OF_NAME
 
 if TYPE_CHECKING:
-    from .state import State
+    from .position import Position
 
 # The kind of action each phase expects.
 EXPECTED = {
@@ -41,7 +41,7 @@ def decode_placement(code: int) -> tuple[int, int, int]:
     return x - L.OFF, y - L.OFF, r
 
 
-def code_to_action(state: State, code: int) -> Action:
+def code_to_action(state: Position, code: int) -> Action:
     """The action object of ``code`` in the pending decision (legal or not)."""
     phase = state._ints[L.R_PHASE]
     if phase == L.PHASE_TILE:
@@ -72,7 +72,7 @@ def code_to_action(state: State, code: int) -> Action:
     raise IllegalActionError("the game is over: no action is pending")
 
 
-def text_to_code(state: State, text: str) -> int:
+def text_to_code(state: Position, text: str) -> int:
     """The code of an action written in text, for the pending decision."""
     phase = state._ints[L.R_PHASE]
     if phase == L.PHASE_OVER:
@@ -88,7 +88,7 @@ def text_to_code(state: State, text: str) -> int:
     return action_to_code(state, action)
 
 
-def action_to_code(state: State, action: Action) -> int:
+def action_to_code(state: Position, action: Action) -> int:
     """The code of an action object for the pending decision (legality is checked later)."""
     phase = state._ints[L.R_PHASE]
     if isinstance(action, Placement) and phase == L.PHASE_TILE:

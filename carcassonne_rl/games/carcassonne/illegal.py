@@ -9,13 +9,13 @@ from .action_codec import code_to_action, decode_placement
 from .tiles import LETTERS, SEGMENT_NAMES, SIDES, TILE_TYPES, TYPE_OF_LETTER
 
 if TYPE_CHECKING:
-    from .state import State
+    from .position import Position
 
 _STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
 _EDGE_NAMES = {"C": "city", "R": "road", "F": "field"}
 
 
-def explain(state: State, code: int) -> str:
+def explain(state: Position, code: int) -> str:
     """A sentence naming what makes ``code`` illegal in the pending decision."""
     phase = state._ints[L.R_PHASE]
     if phase == L.PHASE_TILE:
@@ -26,11 +26,11 @@ def explain(state: State, code: int) -> str:
         action = code_to_action(state, code)
     except ValueError as err:
         return str(err)
-    legal = ", ".join(str(a) for a in state.legal_actions())
+    legal = ", ".join(str(code_to_action(state, int(c))) for c in state.legal_action_codes())
     return f"'{action}' is not legal now ({L.PHASE_NAMES[phase]}); legal: {legal}"
 
 
-def _placement_problem(state: State, code: int) -> str:
+def _placement_problem(state: Position, code: int) -> str:
     tile = LETTERS[state._ints[L.R_TILE]]
     if code < 0 or code >= L.SIZE * L.SIZE * 4:
         return f"placement code {code} is out of range"
@@ -59,7 +59,7 @@ def _placement_problem(state: State, code: int) -> str:
     return f"{where}: not a legal placement"
 
 
-def _follower_problem(state: State, code: int) -> str:
+def _follower_problem(state: Position, code: int) -> str:
     t, r = state._last_tile()
     names = SEGMENT_NAMES[t][r]
     p = state.current_player

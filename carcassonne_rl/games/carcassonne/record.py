@@ -7,29 +7,9 @@ from typing import Any
 
 from .config import GameConfig
 from .errors import SavedGameError
-from .state import State, new_game
+from .state import FORMAT, NO_MESSAGES_ORDER, VERSION, State, new_game, to_record
 
-FORMAT = "carcassonne-rl/tile-game"
-VERSION = 1
-NO_MESSAGES_ORDER = "12345678"
-
-
-def to_record(state: State) -> dict[str, Any]:
-    """The record of a game so far: enough to rebuild it exactly with ``replay``."""
-    messages = state.message_order if state.config.messages else None
-    replayed = new_game(state.config, state.draw_order, messages)
-    actions = []
-    for code in state.history:
-        actions.append(replayed.action_to_string(code))
-        replayed.apply_code(code)
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "config": state.config.to_dict(),
-        "draw_order": state.draw_order,
-        "message_order": state.message_order,
-        "actions": actions,
-    }
+__all__ = ["load_json", "replay", "to_json", "to_record"]
 
 
 def to_json(state: State, indent: int | None = None) -> str:

@@ -1,8 +1,13 @@
-"""The tile-game state: a thin Python API over the Numba kernels (``kernels.py``)."""
+"""The tile-game state: a position (:mod:`.position`) and the decision pending in it.
+
+``new_game`` starts one; ``State`` applies actions (codes, objects or text notation) and
+writes its record (``to_record`` / ``to_json``; loading is :mod:`.record`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from typing import Any
 
 import numpy as np
 
@@ -25,34 +30,16 @@ from .config import (
 )
 from .errors import IllegalActionError
 from .illegal import explain
-from .kernels import apply_action, start_game
-from .scoring_kernels import final_scoring
-from .tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, SEGMENT_NAMES, START_TILE, TYPE_OF_LETTER
+from .kernels import apply_action
+from .position import PlacedFollower, Position, ScoreEvent
+
+__all__ = ["FORMAT", "VERSION", "PlacedFollower", "ScoreEvent", "State", "new_game", "to_record"]
+
+FORMAT = "carcassonne-rl/tile-game"
+VERSION = 1
+NO_MESSAGES_ORDER = "12345678"
 
 _ACTION_TYPES = (Placement, FollowerPlacement, FigureChoice, MessageChoice, FollowerRecall)
-
-
-@dataclass(frozen=True)
-class ScoreEvent:
-    """Points received by one player at once (one feature, or one message)."""
-
-    player: int
-    points: int
-    kind: str  # "road", "city", "cloister", "field", "labyrinth", "message"
-    tiles: tuple[tuple[int, int], ...]  # the tiles of the scored feature (if any)
-    turn: int
-    final: bool  # scored at the end of the game
-    figure: str | None = None  # The Messages: "A" or "B", the figure that moved
-    card: int | None = None  # The Messages: the message card (1-8) that gave the points
-
-
-@dataclass(frozen=True)
-class PlacedFollower:
-    player: int
-    x: int
-    y: int
-    location: str  # canonical feature name on its tile, e.g. "city:N"
-    kind: str
 
 
 def new_game(
@@ -89,65 +76,13 @@ def new_game(
     return State._start(config, deck, messages)
 
 
-class State:
+class State(Position):
     """A tile-game position and the decision pending in it (see docs/engine_api.md)."""
 
-    __slots__ = ("config", "history", "_board", "_ints", "_tiles", "_segs", "_events", "_pool")
+    __slots__ = ()
 
-    @classmethod
-    def _start(cls, config: GameConfig, deck: str, messages: str) -> State:
-        self = cls.__new__(cls)
-        self.config = config
-        self.history: list[int] = []
-        arrays = L.allocate()
-        self._board, self._ints, self._tiles, self._segs, self._events, self._pool = arrays
-        ints = self._ints
-        ints[L.R_NPLAYERS] = config.players
-        ints[L.R_MESSAGES] = int(config.messages)
-        ints[L.R_AUTOFIG] = int(config.figure_choice == "auto")
-        ints[L.R_DECKLEN] = len(deck)
-        ints[L.O_DECK : L.O_DECK + len(deck)] = [TYPE_OF_LETTER[c] for c in deck]
-        ints[L.O_MSGDECK : L.O_MSGDECK + L.NUM_MESSAGES] = [int(c) for c in messages]
-        ints[L.R_FOLLOWERS : L.R_FOLLOWERS + config.players] = 7
-        start_game(*arrays, TYPE_OF_LETTER[START_TILE])
-        return self
-
-    # ----------------------------------------------------------------- the pending decision
-    @property
-    def phase(self) -> str:
-        """``place_tile``, ``place_follower``, ``choose_figure``, ``message``,
-        ``message_follower`` or ``game_over``."""
-        return L.PHASE_NAMES[self._ints[L.R_PHASE]]
-
-    @property
-    def is_over(self) -> bool:
-        return self._ints[L.R_PHASE] == L.PHASE_OVER
-
-    @property
-    def current_player(self) -> int:
-        """The seat that decides now (-1 when the game is over)."""
-        return int(self._ints[L.R_PLAYER])
-
-    @property
-    def active_player(self) -> int:
-        """The seat whose turn it is (differs from ``current_player`` in figure choices)."""
-        return -1 if self.is_over else int(self._ints[L.R_ACTIVE])
-
-    @property
-    def current_tile(self) -> str | None:
-        """Letter of the tile to place (``None`` when no tile is to be placed)."""
-        if self._ints[L.R_PHASE] != L.PHASE_TILE:
-            return None
-        return LETTERS[self._ints[L.R_TILE]]
-
-    @property
-    def turn(self) -> int:
-        """Number of turns completed."""
-        return int(self._ints[L.R_TURN])
-
-    def legal_action_codes(self) -> np.ndarray:
-        """Codes of the legal actions (a fresh int32 array; layout in ``layout.py``)."""
-        return self._ints[L.O_LEGAL : L.O_LEGAL + self._ints[L.R_NLEGAL]].copy()
+    def clone(self) -> State:
+        return super().clone()  # type: ignore[return-value]
 
     def legal_actions(self) -> list[Action]:
         return [code_to_action(self, int(c)) for c in self.legal_action_codes()]
@@ -172,7 +107,6 @@ class State:
             raise IllegalActionError(f"not an action: {action!r}")
         self.apply_code(code)
 
-    # ----------------------------------------------------------------- notation
     def code_to_action(self, code: int) -> Action:
         """Interpret ``code`` in the pending decision."""
         return code_to_action(self, int(code))
@@ -189,187 +123,8 @@ class State:
         """Text notation of an action of the pending decision -> its code."""
         return text_to_code(self, text)
 
-    # ----------------------------------------------------------------- public state
-    @property
-    def scores(self) -> np.ndarray:
-        """Each player's score (with The Messages: the sum of both figures)."""
-        return self._ints[L.R_SCORES : L.R_SCORES + self.config.players].astype(np.int64)
-
-    @property
-    def figures(self) -> np.ndarray:
-        """The Messages: (players, 2) points moved by figure A and figure B during play.
-
-        Final scoring adds to the sum only (the two figures are added before it)."""
-        n = self.config.players
-        a = self._ints[L.R_FIG_A : L.R_FIG_A + n]
-        b = self._ints[L.R_FIG_B : L.R_FIG_B + n]
-        return np.stack([a, b], axis=1).astype(np.int64)
-
-    @property
-    def message_card(self) -> int | None:
-        """The message card (1-8) being decided or carried out, if any."""
-        card = int(self._ints[L.R_CARD])
-        return card or None
-
-    @property
-    def messages_drawn(self) -> int:
-        return int(self._ints[L.R_MSGPOS])
-
-    @property
-    def messages_seen(self) -> list[int]:
-        """The known part of the message cycle: cards drawn so far, top of the stack first.
-
-        The stack cycles, so after 8 messages the whole order is known."""
-        n = min(self.messages_drawn, L.NUM_MESSAGES)
-        return [int(c) for c in self._ints[L.O_MSGDECK : L.O_MSGDECK + n]]
-
-    @property
-    def message_order(self) -> str:
-        """The whole message stack (hidden information: for records and tests)."""
-        return "".join(str(c) for c in self._ints[L.O_MSGDECK : L.O_MSGDECK + L.NUM_MESSAGES])
-
-    @property
-    def pending_award(self) -> tuple[int, int] | None:
-        """The Messages: (receiver, points) waiting for the ``choose_figure`` decision."""
-        if self._ints[L.R_PHASE] != L.PHASE_FIGURE:
-            return None
-        b = L.O_AWARDS + self._ints[L.R_AQ_HEAD] * L.AQ_FIELDS
-        return int(self._ints[b]), int(self._ints[b + 1])
-
-    def virtual_scores(self) -> np.ndarray:
-        """Scores if the game ended now: current totals, points awaiting a figure choice,
-        and what final scoring would give for every open feature and field. The state is
-        not changed."""
-        other = self.clone()
-        ints = other._ints
-        for i in range(ints[L.R_AQ_HEAD], ints[L.R_AQ_LEN]):
-            b = L.O_AWARDS + i * L.AQ_FIELDS
-            ints[L.R_SCORES + ints[b]] += ints[b + 1]
-        final_scoring(other._board, ints, other._tiles, other._segs, other._events, other._pool)
-        return other.scores
-
-    def shuffle_hidden(self, seed: int | None = None) -> None:
-        """Reshuffle, in place, what no player has seen: the undrawn tiles and (The Messages)
-        the message cards not drawn yet. For search on clones (sampling the hidden order);
-        the result depends only on ``seed`` and on what remains, never on the true order."""
-        rng = np.random.default_rng(seed)
-        ints = self._ints
-        lo, hi = L.O_DECK + ints[L.R_DECKPOS], L.O_DECK + ints[L.R_DECKLEN]
-        # sorted first: the sample depends on which tiles remain, not on their true order
-        ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
-        seen = ints[L.R_MSGPOS]
-        if seen < L.NUM_MESSAGES:
-            lo, hi = L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES
-            ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
-
-    @property
-    def followers_left(self) -> np.ndarray:
-        n = self.config.players
-        return self._ints[L.R_FOLLOWERS : L.R_FOLLOWERS + n].astype(np.int64)
-
-    @property
-    def num_tiles_placed(self) -> int:
-        return int(self._ints[L.R_NSLOTS])
-
-    def placed_tiles(self) -> list[tuple[str, int, int, int]]:
-        """(letter, x, y, rotation) of every tile on the board, in placement order."""
-        rows = self._tiles[: self._ints[L.R_NSLOTS]]
-        return [(LETTERS[t], int(x), int(y), int(r)) for t, r, x, y in rows]
-
-    def tile_at(self, x: int, y: int) -> tuple[str, int] | None:
-        """(letter, rotation) of the tile at (x, y), or ``None``."""
-        if max(abs(x), abs(y)) >= L.OFF:
-            return None
-        slot = self._board[(y + L.OFF) * L.SIZE + x + L.OFF]
-        if slot < 0:
-            return None
-        return LETTERS[self._tiles[slot, 0]], int(self._tiles[slot, 1])
-
-    def placed_followers(self) -> list[PlacedFollower]:
-        nrows = self._ints[L.R_NSLOTS] * MAX_SEGMENTS
-        owners = self._segs[:nrows, L.S_OWNER]
-        out = []
-        for g in np.flatnonzero(owners >= 0):
-            slot, k = divmod(int(g), MAX_SEGMENTS)
-            t, r, x, y = (int(v) for v in self._tiles[slot])
-            kind = KIND_NAMES[self._segs[g, L.S_KIND]]
-            out.append(PlacedFollower(int(owners[g]), x, y, SEGMENT_NAMES[t][r][k], kind))
-        return out
-
-    @property
-    def score_events(self) -> list[ScoreEvent]:
-        out = []
-        for e in self._events[: self._ints[L.R_NEVENTS]]:
-            slots = self._pool[e[L.E_POOL] : e[L.E_POOL] + e[L.E_NTILES]]
-            tiles = tuple((int(self._tiles[s, 2]), int(self._tiles[s, 3])) for s in slots)
-            out.append(
-                ScoreEvent(
-                    player=int(e[L.E_PLAYER]),
-                    points=int(e[L.E_POINTS]),
-                    kind=KIND_NAMES[e[L.E_KIND]],
-                    tiles=tiles,
-                    turn=int(e[L.E_TURN]),
-                    final=bool(e[L.E_FINAL]),
-                    figure="AB"[e[L.E_FIGURE]] if e[L.E_FIGURE] >= 0 else None,
-                    card=int(e[L.E_CARD]) or None,
-                )
-            )
-        return out
-
-    @property
-    def draw_order(self) -> str:
-        """The whole draw pile (hidden information: for records and tests)."""
-        deck = self._ints[L.O_DECK : L.O_DECK + self._ints[L.R_DECKLEN]]
-        return "".join(LETTERS[t] for t in deck)
-
-    @property
-    def discarded(self) -> list[str]:
-        """Tiles that fitted nowhere and were removed from the game, in order."""
-        d = self._ints[L.O_DISCARD : L.O_DISCARD + self._ints[L.R_NDISCARD]]
-        return [LETTERS[t] for t in d]
-
-    def remaining_tiles(self) -> dict[str, int]:
-        """Tiles still in the draw pile (not counting the one being placed), by letter."""
-        pos = self._ints[L.R_DECKPOS]
-        rest = self._ints[L.O_DECK + pos : L.O_DECK + self._ints[L.R_DECKLEN]]
-        counts = np.bincount(rest, minlength=len(LETTERS))
-        return {letter: int(n) for letter, n in zip(LETTERS, counts, strict=True)}
-
-    def winners(self) -> list[int]:
-        """Seats with the highest score once the game is over (ties share the win)."""
-        if not self.is_over:
-            return []
-        s = self.scores
-        return [int(p) for p in np.flatnonzero(s == s.max())]
-
-    # ----------------------------------------------------------------- copies and records
-    def clone(self) -> State:
-        other = State.__new__(State)
-        other.config = self.config
-        other.history = self.history.copy()
-        other._board = self._board.copy()
-        other._ints = self._ints.copy()
-        other._tiles = self._tiles.copy()
-        other._segs = self._segs.copy()
-        other._events = self._events.copy()
-        other._pool = self._pool.copy()
-        return other
-
     def to_json(self, indent: int | None = None) -> str:
-        from .record import to_json
-
-        return to_json(self, indent=indent)
-
-    def __repr__(self) -> str:
-        return (
-            f"<carcassonne State turn={self.turn} phase={self.phase} "
-            f"player={self.current_player} scores={self.scores.tolist()}>"
-        )
-
-    # ----------------------------------------------------------------- internals
-    def _last_tile(self) -> tuple[int, int]:
-        slot = self._ints[L.R_LAST]
-        return int(self._tiles[slot, 0]), int(self._tiles[slot, 1])
+        return json.dumps(to_record(self), indent=indent)
 
     def _raise_for(self, code: int, status: int) -> None:
         if status == L.ERR_OVER:
@@ -377,3 +132,21 @@ class State:
         if status == L.ERR_LOG_FULL:
             raise RuntimeError("score log overflow (raise MAX_EVENTS / MAX_POOL in layout.py)")
         raise IllegalActionError(explain(self, code))
+
+
+def to_record(state: State) -> dict[str, Any]:
+    """The record of a game so far: enough to rebuild it exactly with ``record.replay``."""
+    messages = state.message_order if state.config.messages else None
+    replayed = new_game(state.config, state.draw_order, messages)
+    actions = []
+    for code in state.history:
+        actions.append(replayed.action_to_string(code))
+        replayed.apply_code(code)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "config": state.config.to_dict(),
+        "draw_order": state.draw_order,
+        "message_order": state.message_order,
+        "actions": actions,
+    }

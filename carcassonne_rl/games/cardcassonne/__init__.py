@@ -27,12 +27,13 @@ from .actions import ACTIONS, NUM_ACTIONS, Action, action_text, parse_action_cod
 from .cards import KIND_COUNTS, KIND_NAMES, NUM_KINDS, card_name, parse_card
 from .config import CardGameConfig
 from .deal import deal_order
+from .determinize import determinize
 from .errors import IllegalActionError, NotationError, SavedGameError
-from .record import load_json, replay
+from .replay import load_json, replay
 from .rules_table import DECISIONS, RULES, RulesTable
 from .scoring import building_points
 from .state import PHASE_NAMES, CardState, ScoreEvent, new_game
-from .views import PlayerView, determinize, view
+from .views import PlayerView, view
 
 __all__ = [
     "ACTIONS",

@@ -1,4 +1,4 @@
-"""Save / load / replay.  A record is config + card order + actions, replayed on load::
+"""Records: config + card order + actions (read back by :mod:`.replay`)::
 
 {"game": "cardcassonne", "format": 1,
  "config": {"players": 2, "seed": 0},          # plus "rules" if not the default table
@@ -11,20 +11,18 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from .actions import action_text, parse_action_code
+from .actions import action_text
 from .cards import KIND_NAMES
-from .config import CardGameConfig
 from .errors import SavedGameError
-from .rules_table import RulesTable
 
 if TYPE_CHECKING:
-    from .state import CardState
+    from .table import CardTable
 
 FORMAT = 1
 CONFIG_FIELDS = frozenset({"players", "seed", "rules"})
 
 
-def record_of(state: CardState) -> dict:
+def record_of(state: CardTable) -> dict:
     """The replayable record of a game (raises for determinized states)."""
     if not state.replayable:
         raise SavedGameError("this state was made by determinize() and has no replayable record")
@@ -37,70 +35,5 @@ def record_of(state: CardState) -> dict:
     }
 
 
-def to_json(state: CardState) -> str:
+def to_json(state: CardTable) -> str:
     return json.dumps(record_of(state))
-
-
-def _field(d: dict, name: str, kind: type, where: str = "record"):
-    if name not in d:
-        raise SavedGameError(f"{where} has no field {name!r}")
-    v = d[name]
-    if not isinstance(v, kind) or isinstance(v, bool):
-        raise SavedGameError(f"{where} field {name!r} must be {kind.__name__}, got {v!r:.60}")
-    return v
-
-
-def replay(record: dict | str) -> CardState:
-    """A state rebuilt from a record (dict or JSON text) by replaying its actions."""
-    from .state import new_game
-
-    if isinstance(record, str):
-        try:
-            record = json.loads(record)
-        except RecursionError:
-            raise SavedGameError("saved game is not valid JSON: nested too deeply") from None
-        except ValueError as e:  # bad JSON, or an int too long to read
-            raise SavedGameError(f"saved game is not valid JSON: {e}") from None
-    if not isinstance(record, dict):
-        raise SavedGameError("saved game must be a JSON object")
-    game = record.get("game")
-    if game != "cardcassonne":
-        raise SavedGameError(f"field 'game' must be 'cardcassonne', got {game!r}")
-    if record.get("format") != FORMAT:
-        raise SavedGameError(f"field 'format' must be {FORMAT}, got {record.get('format')!r}")
-    cfg = _field(record, "config", dict)
-    unknown = sorted(set(cfg) - CONFIG_FIELDS)
-    if unknown:
-        raise SavedGameError(f"field 'config' has unknown fields {unknown}")
-    players = _field(cfg, "players", int, "config")
-    seed = _field(cfg, "seed", int, "config")
-    try:
-        rules = RulesTable.from_dict(cfg["rules"]) if "rules" in cfg else None
-        config = CardGameConfig(players, seed, rules) if rules else CardGameConfig(players, seed)
-    except (ValueError, TypeError, KeyError, IndexError) as e:
-        raise SavedGameError(f"field 'config' is invalid: {e}") from None
-    order = _field(record, "card_order", list)
-    try:
-        state = new_game(config, order)
-    except ValueError as e:
-        raise SavedGameError(f"field 'card_order' is invalid: {e}") from None
-    actions = _field(record, "actions", list)
-    for i, a in enumerate(actions):
-        try:
-            if isinstance(a, str):
-                code = parse_action_code(a)
-            elif isinstance(a, int) and not isinstance(a, bool):
-                code = a
-            else:
-                raise SavedGameError(f"must be a notation string, got {a!r}")
-            state.apply_code(code)
-        except ValueError as e:
-            raise SavedGameError(f"field 'actions'[{i}] ({a!r}): {e}") from None
-    return state
-
-
-def load_json(text: str) -> CardState:
-    """Load a game saved with ``state.to_json()``."""
-    if not isinstance(text, str):
-        raise SavedGameError(f"load_json expects JSON text, got {type(text).__name__}")
-    return replay(text)

@@ -9,8 +9,7 @@ import webbrowser
 from pathlib import Path
 
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
-
-from .session import PlayError, PlaySession, ReplaySession
+from carcassonne_rl.play.session import PlayError, PlaySession, ReplaySession
 
 
 def _expansions(text: str) -> tuple[str, ...]:
@@ -104,7 +103,7 @@ def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from .server import create_app
+    from carcassonne_rl.play.server import create_app
 
     if args.expansions and args.game != "carcassonne":
         print("error: --expansions are for the tile game (--game carcassonne)", file=sys.stderr)
@@ -124,7 +123,7 @@ def run_play(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if args.tui:
-        from .tui import run_tui
+        from carcassonne_rl.play.tui import run_tui
 
         return run_tui(session)
     app = create_app({session.game_id: session}, step_delay_ms=args.step_delay)
@@ -132,7 +131,7 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from .server import create_app
+    from carcassonne_rl.play.server import create_app
 
     try:
         record = json.loads(args.record.read_text())

@@ -181,7 +181,7 @@ def run_jobs(
     named ``desc`` on a terminal, a few plain lines otherwise."""
     bar = None
     if progress:
-        from .progress import progress_bar
+        from carcassonne_rl.runtime.progress import progress_bar
 
         bar = progress_bar(len(jobs), desc, "game")
     results: list[GameResult] = []
@@ -196,8 +196,9 @@ def run_jobs(
 
     try:
         if address:
-            from .ray_backend.cluster import ray_session
-            from .ray_backend.remote_games import absolute_paths, iter_remote
+            from carcassonne_rl.runtime.ray_session import ray_session
+
+            from .remote_games import absolute_paths, iter_remote
 
             with ray_session(address):
                 collect(iter_remote(play_game, [absolute_paths(j) for j in jobs]))

@@ -14,9 +14,10 @@ import argparse
 import json
 from pathlib import Path
 
-from .cli_args import UserError, positive
-from .progress import phase
-from .train_config import TrainConfig
+from carcassonne_rl.runtime.progress import phase
+from carcassonne_rl.training.train_config import TrainConfig
+
+from .args import UserError, positive
 
 TILE_STEPS = 40_000
 CARD_STEPS = 280_000
@@ -74,7 +75,7 @@ def game_config(game: str, steps: int, scale: float, seed: int):
     a MaskablePPO ``TrainConfig``; tile game: an ``AfterstateConfig``)."""
     timesteps = max(256, int(steps * scale))
     if game == "carcassonne":
-        from .afterstate_td import AfterstateConfig
+        from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
         return AfterstateConfig(
             timesteps=timesteps,
@@ -104,7 +105,7 @@ RESULT_FILES = ("results.md", "results.json")
 
 def prepare_main_folder(args: argparse.Namespace) -> dict[str, bool]:
     """Check ``--out`` against ``--resume``/``--overwrite``; per game, whether it resumes."""
-    from .run_folder import check_resume_config, holds_run, prepare
+    from carcassonne_rl.training.run_folder import check_resume_config, holds_run, prepare
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
@@ -133,9 +134,9 @@ def prepare_main_folder(args: argparse.Namespace) -> dict[str, bool]:
 
 
 def run_main(args: argparse.Namespace) -> int:
-    from .afterstate_td import train_afterstate
-    from .evaluation import evaluate_model_file, markdown_rows
-    from .selfplay import STATE_FILE, train
+    from carcassonne_rl.arena.evaluation import evaluate_model_file, markdown_rows
+    from carcassonne_rl.training.afterstate.trainer import train_afterstate
+    from carcassonne_rl.training.ppo.selfplay import STATE_FILE, train
 
     resumes = prepare_main_folder(args)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -165,7 +166,7 @@ def run_main(args: argparse.Namespace) -> int:
         tables.append(f"### {game} ({timesteps} {unit}, {train_s / 60:.1f} min training)\n\n"
                       + markdown_rows(rows, "trained"))  # fmt: skip
     text = "\n\n".join(tables)
-    from .run_files import atomic_write_text
+    from carcassonne_rl.training.run_files import atomic_write_text
 
     atomic_write_text(args.out / "results.md", text + "\n")
     atomic_write_text(args.out / "results.json", json.dumps(summary, indent=2))

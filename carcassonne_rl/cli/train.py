@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import fields
 from pathlib import Path
 
-from .cli_args import UserError, agent_specs, positive
-from .cli_args import expansions as _expansions
-from .train_config import GAMES, TrainConfig
+from carcassonne_rl.training.run_folder import model_and_config
+from carcassonne_rl.training.train_config import TrainConfig
+
+from .args import UserError, agent_specs, positive
+from .args import expansions as _expansions
 
 _positive_int = positive(int)
 
@@ -189,7 +190,12 @@ def train_config(args: argparse.Namespace, base: dict, config_class: type = Trai
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from .run_folder import check_resume_config, final_evaluation, prepare, saved_config
+    from carcassonne_rl.training.run_folder import (
+        check_resume_config,
+        final_evaluation,
+        prepare,
+        saved_config,
+    )
 
     out = Path(args.out)
     resume = prepare(out, args.resume, args.overwrite, "--out")
@@ -204,7 +210,7 @@ def run_train(args: argparse.Namespace) -> int:
         algo = args.algo or "ppo"
         config_class: type = TrainConfig
         if algo == "afterstate":
-            from .afterstate_td import AfterstateConfig
+            from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
             config_class = AfterstateConfig
         config = train_config(args, {}, config_class)
@@ -215,18 +221,18 @@ def run_train(args: argparse.Namespace) -> int:
     if args.address or args.num_env_runners is not None:
         raise UserError("--address and --num-env-runners need --backend rllib")
     if algo == "afterstate":
-        from .afterstate_td import train_afterstate
+        from carcassonne_rl.training.afterstate.trainer import train_afterstate
 
         train_afterstate(config, out, resume=resume, progress=not args.no_progress)
         model = "final_model.npz"
     else:
-        from .selfplay import train
+        from carcassonne_rl.training.ppo.selfplay import train
 
         train(config, out, resume=resume, progress=not args.no_progress)
         model = "final_model.zip"
     final = final_evaluation(out)
     if final is not None:
-        from .evaluation import markdown_rows
+        from carcassonne_rl.arena.evaluation import markdown_rows
 
         steps, rows = final
         print(f"final evaluation at {steps} steps ({config.eval_deals} deals, every seat):")
@@ -236,7 +242,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
-    from .ray_backend.cluster import ClusterError, resolve_address
+    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
 
     if args.resume:
         raise UserError("--resume is not supported by --backend rllib yet")
@@ -244,7 +250,7 @@ def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
     if runners < 0:
         raise UserError(f"--num-env-runners must be >= 0, got {runners}")
     try:
-        from .ray_backend.trainer import train_rllib
+        from carcassonne_rl.training.rllib.trainer import train_rllib
 
         address = resolve_address(args.address)
         final = train_rllib(config, args.out, address, runners, not args.no_progress)
@@ -282,38 +288,12 @@ def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
     return out
 
 
-def model_and_config(run: str | Path) -> tuple[Path, dict]:
-    """The model file of a run folder (or a model path) and the run's config dict."""
-    run = Path(run)
-    model = run
-    if run.is_dir():
-        npz = run / "final_model.npz"
-        model = npz if npz.exists() else run / "final_model.zip"
-    if run.is_dir() and not model.exists() and (run / "final_model.pt2").exists():
-        model = run / "final_model.pt2"  # a run of the rllib backend
-    if not model.exists():
-        raise UserError(
-            f"no model at {model}: give a run folder holding final_model.zip/.npz or a model file"
-        )
-    for folder in (model.parent, model.parent.parent):
-        path = folder / "config.json"
-        if path.exists():
-            try:
-                config = json.loads(path.read_text())
-            except ValueError as err:
-                raise UserError(f"{path} is not valid JSON: {err}") from None
-            if not isinstance(config, dict) or config.get("game") not in GAMES:
-                raise UserError(f"{path} names no game ({' or '.join(GAMES)})")
-            return model, config
-    raise UserError(f"no config.json next to {model}, so its game is unknown")
-
-
 def run_evaluate(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate_model_file, markdown_rows
+    from carcassonne_rl.arena.evaluation import evaluate_model_file, markdown_rows
 
     model, cfg = model_and_config(args.run)
     opponents = agent_specs(args.opponents, cfg["game"], "--opponents")
-    from .ray_backend.cluster import ClusterError, resolve_address
+    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
 
     try:
         rows = evaluate_model_file(
@@ -325,7 +305,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise UserError(str(err)) from None
     table = markdown_rows(rows, f"{cfg['game']} policy")
     folder = model.parent
-    from .run_files import atomic_write_json, atomic_write_text
+    from carcassonne_rl.training.run_files import atomic_write_json, atomic_write_text
 
     atomic_write_json(folder / "evaluation.json", rows)
     atomic_write_text(folder / "evaluation.md", table + "\n")

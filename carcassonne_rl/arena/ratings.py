@@ -14,7 +14,7 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 
-from .arena import GameResult
+from .match import GameResult
 
 Z95 = 1.959964
 

@@ -8,14 +8,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .arena import Setup
-
 GAMES = ("carcassonne", "cardcassonne")
 
 
 def game_factory(game: str, players: int, expansions: tuple[str, ...] = ()) -> Callable[[int], Any]:
-    """``seed -> new state`` for the named game (see ``arena.Setup``)."""
-    return Setup(game, players, tuple(expansions)).new_state
+    """``seed -> new state`` for the named game."""
+    if game == "carcassonne":
+        from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+        return lambda seed: new_game(GameConfig(players, seed=seed, expansions=tuple(expansions)))
+    if game == "cardcassonne":
+        from carcassonne_rl.games.cardcassonne import CardGameConfig
+        from carcassonne_rl.games.cardcassonne import new_game as new_card_game
+
+        return lambda seed: new_card_game(CardGameConfig(players=players, seed=seed))
+    raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
 
 
 def play_random_game(state: Any, rng: random.Random) -> tuple[int, int]:

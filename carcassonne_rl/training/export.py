@@ -1,4 +1,4 @@
-"""``carcassonne-rl export RUN OUT.npz``: a trained run's network as a tensors-only file.
+"""A trained run's network as a tensors-only file.
 
 - a MaskablePPO card-game run: the policy network (features -> hidden layers -> action
   logits) becomes an ``MLP`` of kind ``card_policy`` that ``agents.pretrained.CardNetAgent``
@@ -12,7 +12,6 @@ The exported file is what ``carcassonne_rl/agents/pretrained_models/`` ships.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 
@@ -22,11 +21,7 @@ from carcassonne_rl.agents.afterstate_agent import load_value_net
 from carcassonne_rl.agents.pretrained import CARD_POLICY_KIND
 from carcassonne_rl.agents.value_net import MLP
 
-
-def add_export_parser(sub) -> None:
-    p = sub.add_parser("export", help="a trained run's network as a tensors-only .npz file")
-    p.add_argument("run", help="run folder (final_model.zip or final_model.npz) or model file")
-    p.add_argument("out", type=Path, help="the .npz file to write")
+from .run_folder import model_and_config
 
 
 def export_card_policy(zip_path: Path) -> MLP:
@@ -59,8 +54,6 @@ def export_card_policy(zip_path: Path) -> MLP:
 
 def export_run(run: str | Path, out: Path) -> str:
     """Write ``out`` from a run folder or model file; returns what was exported."""
-    from .train_cli import model_and_config
-
     model, cfg = model_and_config(run)
     out.parent.mkdir(parents=True, exist_ok=True)
     if model.suffix == ".npz":
@@ -87,11 +80,3 @@ def check_card_export(zip_path: Path, net: MLP, observations: np.ndarray) -> flo
         latent = policy.mlp_extractor.policy_net(features)
         logits = policy.action_net(latent).numpy()
     return float(np.abs(logits - net.forward(observations)).max())
-
-
-def run_export(args: argparse.Namespace) -> int:
-    try:
-        print(export_run(args.run, args.out))
-    except (OSError, ValueError) as exc:
-        raise SystemExit(f"export: {exc}") from None
-    return 0

@@ -40,11 +40,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
-
-from .opponent_pool import OpponentPool, PoolSchedule
-from .policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
-from .progress import count, on_terminal, phase, plain_training_progress
-from .run_files import (
+from carcassonne_rl.runtime.progress import count, on_terminal, phase, plain_training_progress
+from carcassonne_rl.training.run_files import (
     atomic_link,
     atomic_save_model,
     atomic_write_json,
@@ -52,7 +49,10 @@ from .run_files import (
     prune_checkpoints,
     remove_temporaries,
 )
-from .train_config import TrainConfig
+from carcassonne_rl.training.train_config import TrainConfig
+
+from .opponent_pool import OpponentPool, PoolSchedule
+from .policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
 
 STATE_FILE = "trainer_state.json"
 
@@ -176,7 +176,7 @@ class SelfPlayCallback(BaseCallback):
         return str(path)
 
     def evaluate(self) -> None:
-        from .evaluation import evaluate_model_file
+        from carcassonne_rl.arena.evaluation import evaluate_model_file
 
         path = self.out / "snapshots" / f"eval_{self.num_timesteps}.zip"
         atomic_save_model(self.model, path)
@@ -322,7 +322,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
         atomic_save_model(model, out / "final_model.zip")
     finally:
         env.close()
-    from .plots import plot_training
+    from carcassonne_rl.training.plots import plot_training
 
     plot_training(out)
     return model
@@ -330,6 +330,6 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
 
 def episode_rewards(out: Path) -> np.ndarray:
     """(timesteps, episode reward) pairs from the TensorBoard log of a run, if any."""
-    from .plots import read_scalars
+    from carcassonne_rl.training.plots import read_scalars
 
     return read_scalars(out / "tb", "rollout/ep_rew_mean")

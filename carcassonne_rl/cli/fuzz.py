@@ -1,4 +1,5 @@
-"""``carcassonne-rl fuzz``: random play with invariant checks (:mod:`carcassonne_rl.envs.fuzz`)."""
+"""``carcassonne-rl fuzz``: random play with invariant checks
+(:mod:`carcassonne_rl.testing.fuzz`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli_args import expansions as _expansions
-from .cli_args import positive as _positive
+from .args import expansions as _expansions
+from .args import positive as _positive
 
 
 def add_fuzz_parser(sub) -> None:
@@ -49,7 +50,7 @@ def add_fuzz_parser(sub) -> None:
 
 def run_fuzz(args: argparse.Namespace) -> int:
     """Exit status 0 when every configuration had no crash and no invariant break."""
-    from carcassonne_rl.envs.fuzz import STANDARD_CONFIGS, FuzzConfig, fuzz_many
+    from carcassonne_rl.testing.fuzz import STANDARD_CONFIGS, FuzzConfig, fuzz_many
 
     if args.all:
         configs = STANDARD_CONFIGS

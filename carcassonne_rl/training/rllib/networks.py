@@ -34,7 +34,11 @@ class ActorCriticNet(nn.Module):
         super().__init__()
         flat = gym.spaces.Box(0, 255, (int(np.prod(obs_shape)),), np.uint8)
         if game == "carcassonne":
-            from ..policies import TilePlanes, _TileActionHead, _TileLatent
+            from carcassonne_rl.training.ppo.policies import (
+                TilePlanes,
+                _TileActionHead,
+                _TileLatent,
+            )
 
             fx = TilePlanes(flat, tuple(obs_shape), channels=channels, layers=conv_layers)
             self.features = fx
@@ -44,7 +48,7 @@ class ActorCriticNet(nn.Module):
         else:
             from stable_baselines3.common.torch_layers import MlpExtractor
 
-            from ..policies import CARD_NET_ARCH
+            from carcassonne_rl.training.ppo.policies import CARD_NET_ARCH
 
             arch = {"pi": [hidden, hidden], "vf": [hidden, hidden]} if hidden else CARD_NET_ARCH
             self.features = nn.Flatten()

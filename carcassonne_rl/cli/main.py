@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_args import UserError
-from .cli_args import expansions as _expansions
-from .cli_args import positive as _positive
+from .args import UserError
+from .args import expansions as _expansions
+from .args import positive as _positive
 
 
 def _add_bench_parser(sub) -> None:
@@ -53,13 +53,12 @@ def _add_bench_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from carcassonne_rl.play.cli import add_play_parser, add_replay_parser
-
-    from .arena_cli import add_arena_parser
-    from .export_model import add_export_parser
-    from .fuzz_cli import add_fuzz_parser
+    from .arena import add_arena_parser
+    from .export import add_export_parser
+    from .fuzz import add_fuzz_parser
     from .main_job import add_main_parser
-    from .train_cli import add_evaluate_parser, add_train_parser
+    from .play import add_play_parser, add_replay_parser
+    from .train import add_evaluate_parser, add_train_parser
 
     parser = argparse.ArgumentParser(
         prog="carcassonne-rl",
@@ -100,38 +99,38 @@ def _run(args: argparse.Namespace) -> int:
     ):
         raise UserError("--expansions exist only for the tile game")
     if args.command == "bench" and args.target == "engine":
-        from .bench_engine import main as bench_main
+        from carcassonne_rl.testing.bench_engine import main as bench_main
 
         bench_main(args.game, args.seconds, args.players, args.seed, args.expansions)
         return 0
     if args.command == "bench" and args.target == "env":
-        from carcassonne_rl.envs.bench_env import main as bench_env_main
+        from carcassonne_rl.testing.bench_env import main as bench_env_main
 
         kwargs = {"expansions": args.expansions} if args.env == "carcassonne_v0" else {}
         bench_env_main(args.env, args.seconds, args.players, **kwargs)
         return 0
     if args.command == "fuzz":
-        from .fuzz_cli import run_fuzz
+        from .fuzz import run_fuzz
 
         return run_fuzz(args)
     if args.command == "arena":
-        from .arena_cli import run_arena
+        from .arena import run_arena
 
         return run_arena(args)
     if args.command == "train":
-        from .train_cli import run_train
+        from .train import run_train
 
         return run_train(args)
     if args.command == "evaluate":
-        from .train_cli import run_evaluate
+        from .train import run_evaluate
 
         return run_evaluate(args)
     if args.command == "export":
-        from .export_model import run_export
+        from .export import run_export
 
         return run_export(args)
     if args.command in ("play", "replay"):
-        from carcassonne_rl.play.cli import run_play, run_replay
+        from .play import run_play, run_replay
 
         return run_play(args) if args.command == "play" else run_replay(args)
     if args.command == "main":

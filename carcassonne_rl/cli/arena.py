@@ -13,9 +13,10 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from .arena import GameResult, Setup, entry_labels, run_jobs, schedule
-from .arena_report import markdown_table, summarize, write_report
-from .cli_args import UserError, agent_specs, expansions, positive
+from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
+from carcassonne_rl.arena.report import markdown_table, summarize, write_report
+
+from .args import UserError, agent_specs, expansions, positive
 
 ARENA_RUNS = Path("runs/arena")
 
@@ -144,7 +145,7 @@ def run_arena(args: argparse.Namespace) -> int:
     out = report_folder(args.out, args.game, args.overwrite)
     jobs = schedule(setup, specs, args.games, args.duplicate, args.seed, args.save_games)
     t0 = time.perf_counter()
-    from .ray_backend.cluster import ClusterError, resolve_address
+    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
 
     try:
         address = resolve_address(args.address)
@@ -177,7 +178,7 @@ def save_game_records(results: list[GameResult], folder: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry: ``python -m carcassonne_rl.training.arena_cli --agents ...``."""
+    """Stand-alone entry: ``python -m carcassonne_rl.cli.arena --agents ...``."""
     p = argparse.ArgumentParser(prog="carcassonne-rl arena", description=__doc__)
     _add_arguments(p)
     try:

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
+from carcassonne_rl.runtime.ray_session import ClusterError, ray_session
+from carcassonne_rl.training.train_config import TrainConfig
 
-from ..train_config import TrainConfig
-from .cluster import ClusterError, ray_session
 from .multi_agent_env import LEARNER, TurnBasedMultiAgentEnv
 
 MAIN = "main"
@@ -217,7 +217,7 @@ class _Run:
         self.state["snapshots"].append(str(path))
 
     def evaluate(self, algo: Any, steps: int) -> None:
-        from ..evaluation import evaluate_model_file
+        from carcassonne_rl.arena.evaluation import evaluate_model_file
 
         cfg = self.config
         path = export_main(algo, cfg, self.out / "snapshots" / f"eval_{steps}.pt2")
@@ -296,7 +296,7 @@ def train_rllib(
         finally:
             algo.stop()
             run.tb.close()
-    from ..plots import plot_training
+    from carcassonne_rl.training.plots import plot_training
 
     plot_training(out)
     return final

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .arena import GameResult, Setup
+from .match import GameResult, Setup
 from .ratings import elo_ratings, entry_stats, pairwise, rating_intervals
 
 

@@ -21,12 +21,11 @@ import torch
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.policy_agent import make_encoder
+from carcassonne_rl.arena.match import Setup
 from carcassonne_rl.encoders import TileEncoder
 from carcassonne_rl.encoders.tile_symmetry import rotate_batch
-
-from .arena import Setup
-from .progress import progress_bar
-from .train_config import TrainConfig
+from carcassonne_rl.runtime.progress import progress_bar
+from carcassonne_rl.training.train_config import TrainConfig
 
 SCORE_SCALE = 100.0  # as the env's "score_diff" reward mode
 

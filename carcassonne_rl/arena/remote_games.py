@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .cluster import import_ray
+from carcassonne_rl.runtime.ray_session import import_ray
 
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")

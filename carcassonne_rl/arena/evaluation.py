@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from .arena import Setup, run_jobs, schedule
+from .match import Setup, run_jobs, schedule
 from .ratings import entry_stats
 
 
@@ -32,7 +32,7 @@ def evaluate_model_file(
     rows = []
     session = contextlib.nullcontext()
     if address:  # one Ray connection for all the opponents (run_jobs reuses it)
-        from .ray_backend.cluster import ray_session
+        from carcassonne_rl.runtime.ray_session import ray_session
 
         session = ray_session(address)
     with session:

@@ -7,11 +7,9 @@ import zipfile
 from collections.abc import Callable
 
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
+from carcassonne_rl.runtime.errors import UserError
 
-
-class UserError(Exception):
-    """A mistake in a command line or in the files it names: the CLI prints its message as
-    one line on stderr (no traceback) and exits with status 2."""
+__all__ = ["UserError", "agent_specs", "expansions", "positive"]
 
 
 def positive(kind: type) -> Callable[[str], object]:

@@ -1,0 +1,23 @@
+"""``carcassonne-rl export RUN OUT.npz``: a trained run's network as a tensors-only file
+(see :mod:`carcassonne_rl.training.export`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_export_parser(sub) -> None:
+    p = sub.add_parser("export", help="a trained run's network as a tensors-only .npz file")
+    p.add_argument("run", help="run folder (final_model.zip or final_model.npz) or model file")
+    p.add_argument("out", type=Path, help="the .npz file to write")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from carcassonne_rl.training.export import export_run
+
+    try:
+        print(export_run(args.run, args.out))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"export: {exc}") from None
+    return 0

@@ -1,0 +1,1 @@
+"""Afterstate values learnt from self-play, TD-Gammon style (the shipped tile-game agent)."""

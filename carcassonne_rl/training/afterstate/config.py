@@ -1,0 +1,85 @@
+"""The settings of an afterstate run (``train --algo afterstate``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from carcassonne_rl.training.run_files import (
+    atomic_write_json,
+)
+
+STATE_FILE = "trainer_state.json"
+
+
+@dataclass
+class AfterstateConfig:
+    """Everything that defines an afterstate-TD run (saved as ``config.json``)."""
+
+    algo: str = "afterstate"
+    game: str = "carcassonne"
+    players: int = 2
+    expansions: tuple[str, ...] = ()
+    timesteps: int = 200_000  # turns recorded in self-play (positions learnt from)
+    seed: int = 0
+    workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
+    games_per_iteration: int = 48
+    games_in_flight: int = 12  # per worker, valued together
+    hidden: tuple[int, ...] = (128, 64)
+    value_scale: float = 30.0
+    td_lambda: float = 1.0
+    epsilon: float = 0.05
+    greedy_fraction: float = 0.5
+    warm_games: int = 960
+    learning_rate: float = 1e-3
+    batch_size: int = 512
+    epochs_per_iteration: float = 2.0  # passes over the new positions' worth of samples
+    replay_size: int = 200_000
+    snapshot_every: int = 50_000
+    checkpoint_every: int = 20_000
+    eval_every: int = 100_000
+    eval_deals: int = 20
+    baselines: tuple[str, ...] = ("random", "greedy")
+
+    def __post_init__(self) -> None:
+        if self.game != "carcassonne":
+            raise ValueError("--algo afterstate trains the tile game (carcassonne) only")
+        if not 2 <= self.players <= 5:
+            raise ValueError(f"players must be 2-5, got {self.players}")
+        self.expansions = tuple(self.expansions)
+        self.hidden = tuple(int(h) for h in self.hidden)
+        self.baselines = tuple(self.baselines)
+        for name in ("timesteps", "workers", "games_per_iteration", "games_in_flight",
+                     "batch_size", "replay_size", "eval_deals"):  # fmt: skip
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        if not self.hidden or min(self.hidden) <= 0:
+            raise ValueError(f"hidden must be positive layer widths, got {self.hidden}")
+        if not 0.0 <= self.td_lambda <= 1.0 or not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError("td_lambda and epsilon must be in [0, 1]")
+        if not 0.0 <= self.greedy_fraction <= 1.0:
+            raise ValueError("greedy_fraction must be in [0, 1]")
+        if self.value_scale <= 0 or self.learning_rate <= 0 or self.epochs_per_iteration <= 0:
+            raise ValueError("value_scale, learning_rate, epochs_per_iteration must be > 0")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("expansions", "hidden", "baselines"):
+            d[k] = list(d[k])
+        return d
+
+    def save(self, path: Path) -> None:
+        atomic_write_json(path, self.to_dict())
+
+    @classmethod
+    def load(cls, path: Path) -> AfterstateConfig:
+        data = json.loads(Path(path).read_text())
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
+        return cls(**data)
+
+
+# ------------------------------------------------------------------------- self-play

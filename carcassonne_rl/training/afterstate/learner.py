@@ -1,0 +1,116 @@
+"""The afterstate value network in torch (Adam on a replay buffer), and its export to the
+numpy ``MLP`` that plays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.afterstate_agent import (
+    MODEL_KIND,
+)
+from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES
+from carcassonne_rl.training.run_files import (
+    atomic_write_bytes,
+)
+
+from .config import AfterstateConfig
+
+
+def _torch_net(config: AfterstateConfig):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(config.seed)
+    layers: list[Any] = []
+    width = NUM_FEATURES
+    for h in config.hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers += [nn.Linear(width, 1), nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+def export(model, config: AfterstateConfig) -> MLP:
+    """The numpy network (the model file's content) of a torch model."""
+    from torch import nn
+
+    linear = [m for m in model if isinstance(m, nn.Linear)]
+    layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
+    meta = {
+        "kind": MODEL_KIND,
+        "game": config.game,
+        "players": config.players,
+        "expansions": list(config.expansions),
+        "features": NUM_FEATURES,
+        "value_scale": config.value_scale,
+        "output": "tanh",
+    }
+    return MLP(layers, meta)
+
+
+class Learner:
+    """The torch model, its optimiser and the replay buffer."""
+
+    def __init__(self, config: AfterstateConfig) -> None:
+        import torch
+
+        self.config = config
+        self.model = _torch_net(config)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)
+        self.x = np.zeros((0, NUM_FEATURES), np.float32)
+        self.y = np.zeros(0, np.float32)
+        self.rng = np.random.default_rng(config.seed)
+
+    def add(self, x: np.ndarray, y: np.ndarray) -> None:
+        keep = self.config.replay_size
+        self.x = np.concatenate([self.x, x])[-keep:]
+        self.y = np.concatenate([self.y, y])[-keep:]
+
+    def fit(self, new_samples: int) -> float:
+        """Minibatch updates worth ``epochs_per_iteration`` passes over ``new_samples``."""
+        import torch
+
+        c = self.config
+        steps = max(1, int(c.epochs_per_iteration * new_samples / c.batch_size))
+        losses = []
+        for _ in range(steps):
+            idx = self.rng.integers(0, len(self.y), size=min(c.batch_size, len(self.y)))
+            xb = torch.from_numpy(self.x[idx])
+            yb = torch.from_numpy(self.y[idx])
+            loss = torch.mean((self.model(xb)[:, 0] - yb) ** 2)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            losses.append(loss.item())
+        return float(np.mean(losses))
+
+    def save(self, path: Path) -> None:
+        import io
+
+        import torch
+
+        buffer = io.BytesIO()
+        torch.save(
+            {"model": self.model.state_dict(), "opt": self.opt.state_dict(),
+             "x": torch.from_numpy(self.x.astype(np.float16)), "y": torch.from_numpy(self.y),
+             "rng": self.rng.bit_generator.state},
+            buffer,
+        )  # fmt: skip
+        atomic_write_bytes(path, buffer.getvalue())
+
+    def load(self, path: Path) -> None:
+        import torch
+
+        data = torch.load(path, weights_only=True)  # tensors and plain values only
+        self.model.load_state_dict(data["model"])
+        self.opt.load_state_dict(data["opt"])
+        self.x = data["x"].numpy().astype(np.float32)
+        self.y = data["y"].numpy()
+        self.rng.bit_generator.state = data["rng"]
+
+
+# ------------------------------------------------------------------------- the run

@@ -1,0 +1,187 @@
+"""Afterstate value learning with TD(lambda) by self-play (``train --algo afterstate``).
+
+TD-Gammon's method for a dice game, applied to a tile game: the agent values each option by
+the position it leads to (``agents.afterstate_agent``), so learning a good *value* is enough
+to play well, and no policy gradient is needed. Each iteration:
+
+1. **Self-play**, in parallel over the cores: every worker process keeps
+   ``games_in_flight`` games running and, at each step, values the options of all of them
+   in one batched forward pass. The seats are the current network (exploring with
+   probability ``epsilon``) or, in a ``greedy_fraction`` of the games, one seat is the
+   greedy baseline (the network must learn to beat it, not only itself). The first
+   ``warm_games`` games are greedy against greedy (values of a sound policy to start from).
+2. **Targets**: after each turn the position (turn settled) is recorded from the seat that
+   moved. At the end of the game the target of the seat's afterstates are lambda-returns
+   of ``tanh(final margin / value_scale)`` bootstrapped on the network's values of the
+   seat's next afterstates (computed in one pass per game).
+3. **Learning**: minibatch Adam on a replay buffer of the most recent positions.
+
+A run folder holds the same things as a PPO run: ``config.json``, ``checkpoints/``
+(``latest.npz`` network, ``learner.pt`` optimiser + replay buffer), ``trainer_state.json``
+(written last: it marks a complete checkpoint), ``snapshots/``, ``final_model.npz``,
+``eval_history.json``, ``tb/`` and ``plots/training.png``. A run killed at any moment
+resumes from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.training.run_files import (
+    atomic_save_model,
+    atomic_write_json,
+    remove_temporaries,
+)
+
+from .config import STATE_FILE, AfterstateConfig
+from .learner import Learner, export
+from .selfplay import play_games
+
+__all__ = ["STATE_FILE", "AfterstateConfig", "Learner", "export", "play_games", "train_afterstate"]
+
+
+def _evaluate(config: AfterstateConfig, model_path: Path, progress: bool) -> list[dict]:
+    from carcassonne_rl.arena.evaluation import evaluate_model_file
+
+    return evaluate_model_file(
+        model_path, config.game, config.players, config.expansions, opponents=config.baselines,
+        deals=config.eval_deals, workers=config.workers, progress=progress,
+    )  # fmt: skip
+
+
+def train_afterstate(
+    config: AfterstateConfig, out: str | Path, resume: bool = False, progress: bool = True
+) -> MLP:
+    """Train (or resume) an afterstate-TD run in folder ``out``; returns the final network."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    out = Path(out)
+    learner = Learner(config)
+    state: dict[str, Any] = {"timesteps": 0, "games": 0, "iteration": 0, "wall_s": 0.0}
+    if resume:
+        if not (out / STATE_FILE).exists():
+            raise FileNotFoundError(f"nothing to resume in {out}: no {STATE_FILE}")
+        saved = AfterstateConfig.load(out / "config.json")
+        if saved.to_dict() | {"timesteps": 0} != config.to_dict() | {"timesteps": 0}:
+            raise ValueError(f"{out} was trained with another config; resume with the same one")
+        state = json.loads((out / STATE_FILE).read_text())
+        for folder in (out, out / "checkpoints", out / "snapshots", out / "plots"):
+            remove_temporaries(folder)  # left by writes that a kill interrupted
+        for model_file in (out / "snapshots").glob("eval_*.npz"):
+            model_file.unlink()  # an evaluation cut short
+        learner.load(out / "checkpoints" / "learner.pt")
+    else:
+        for sub in ("checkpoints", "snapshots", "plots"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+    config.save(out / "config.json")
+    writer = SummaryWriter(str(out / "tb" / "run"), purge_step=state["timesteps"] or None)
+    t_start = time.time() - state["wall_s"]
+    history_file = out / "eval_history.json"
+    evals = json.loads(history_file.read_text()) if (resume and history_file.exists()) else []
+    last = {k: state.get(f"last_{k}", 0) for k in ("checkpoint", "snapshot", "eval")}
+    pool = ProcessPoolExecutor(config.workers) if config.workers > 1 else None
+    try:
+        while state["timesteps"] < config.timesteps:
+            t0 = time.time()
+            warm = state["games"] < config.warm_games
+            net = export(learner.model, config)
+            results = _self_play(config, net if not warm else None, state, pool)
+            x = np.concatenate([r["x"] for r in results])
+            y = np.concatenate([r["y"] for r in results])
+            decisions = sum(r["decisions"] for r in results)
+            vs_greedy = [m for r in results for m in r["margins_vs_greedy"]]
+            learner.add(x, y)
+            loss = learner.fit(len(y))
+            state["timesteps"] += len(y)
+            state["games"] += sum(r["games"] for r in results)
+            state["iteration"] += 1
+            state["wall_s"] = time.time() - t_start
+            step = state["timesteps"]
+            writer.add_scalar("train/value_loss", loss, step)
+            writer.add_scalar("train/decisions_per_s", decisions / (time.time() - t0), step)
+            if vs_greedy:
+                writer.add_scalar("selfplay/win_rate_vs_greedy",
+                                  float(np.mean([m > 0 for m in vs_greedy])), step)  # fmt: skip
+                writer.add_scalar("selfplay/margin_vs_greedy", float(np.mean(vs_greedy)), step)
+            if progress:
+                wr = f", vs greedy {np.mean([m > 0 for m in vs_greedy]):.0%}" if vs_greedy else ""
+                print(f"[afterstate] {step}/{config.timesteps} positions, {state['games']} games, "
+                      f"loss {loss:.4f}{wr} ({decisions / (time.time() - t0):.0f} decisions/s)",
+                      flush=True)  # fmt: skip
+            done = step >= config.timesteps
+            if config.snapshot_every and (step - last["snapshot"] >= config.snapshot_every):
+                last["snapshot"] = step
+                atomic_save_model(
+                    export(learner.model, config), out / "snapshots" / f"step_{step}.npz"
+                )
+            if done or (config.eval_every and step - last["eval"] >= config.eval_every):
+                last["eval"] = step
+                path = out / "snapshots" / f"eval_{step}.npz"
+                atomic_save_model(export(learner.model, config), path)
+                if progress:
+                    print(f"[afterstate] evaluating at {step} positions "
+                          f"({config.eval_deals} deals per baseline)", flush=True)  # fmt: skip
+                rows = _evaluate(config, path, progress=False)
+                path.unlink(missing_ok=True)
+                entry = {"timesteps": step, "wall_s": time.time() - t_start}
+                for row in rows:
+                    entry[row["opponent"]] = row
+                    writer.add_scalar(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"], step)
+                    writer.add_scalar(f"eval/margin_vs_{row['opponent']}", row["mean_margin"], step)
+                evals.append(entry)
+                atomic_write_json(history_file, evals)
+            if done or step - last["checkpoint"] >= config.checkpoint_every:
+                last["checkpoint"] = step
+                state.update({f"last_{k}": v for k, v in last.items()})
+                _checkpoint(learner, config, out, state)
+        final = export(learner.model, config)
+        atomic_save_model(final, out / "final_model.npz")
+    finally:
+        writer.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    from carcassonne_rl.training.plots import plot_training
+
+    plot_training(out)
+    return final
+
+
+def _checkpoint(learner: Learner, config: AfterstateConfig, out: Path, state: dict) -> None:
+    ck = out / "checkpoints"
+    atomic_save_model(export(learner.model, config), ck / "latest.npz")
+    learner.save(ck / "learner.pt")
+    atomic_write_json(out / STATE_FILE, state)  # last: marks the set complete
+
+
+def _self_play(
+    config: AfterstateConfig, net: MLP | None, state: dict, pool: ProcessPoolExecutor | None
+) -> list[dict]:
+    """One iteration's games, split over the workers."""
+    n = config.games_per_iteration
+    base = config.seed * 1_000_003 + state["games"]
+    rng = random.Random(base)
+    greedy_seats = []
+    for _ in range(n):
+        vs = net is not None and rng.random() < config.greedy_fraction
+        greedy_seats.append(rng.randrange(config.players) if vs else -1)
+    deals = [base + i for i in range(n)]
+    layers = net.layers if net is not None else None
+    meta = net.meta if net is not None else {}
+    chunk = max(1, min(config.games_in_flight, math.ceil(n / config.workers)))
+    tasks = [(config, layers, meta, deals[i : i + chunk], greedy_seats[i : i + chunk], base + i)
+             for i in range(0, n, chunk)]  # fmt: skip
+    if pool is None:
+        return [play_games(*t) for t in tasks]
+    return list(pool.map(play_games, *zip(*tasks, strict=True)))
