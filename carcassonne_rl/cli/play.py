@@ -60,7 +60,7 @@ def add_play_parser(sub) -> argparse.ArgumentParser:
         "--opponents",
         default="random",
         help="agent specs, one for every other seat or one per seat (comma-separated): "
-        "random, greedy, mcts[:sims[:seconds]], policy:PATH",
+        "random, greedy, mcts[:sims[:seconds]], pretrained[:sims], policy:PATH",
     )
     p.add_argument("--seat", type=_non_negative, default=0, help="your seat (0 plays first)")
     p.add_argument("--seed", type=_non_negative, default=None, help="deal seed")

@@ -156,8 +156,8 @@ def add_evaluate_parser(sub) -> None:
     p.add_argument(
         "--opponents",
         default="random,greedy",
-        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], policy:PATH "
-        "(default: random,greedy)",
+        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], "
+        "pretrained[:sims], policy:PATH (default: random,greedy)",
     )
     p.add_argument(
         "--workers", type=_positive_int, default=1, help="processes playing games (default: 1)"

@@ -1,4 +1,4 @@
-"""Errors raised by the tile-game engine (all are ``ValueError``s with a precise message)."""
+"""Errors raised by the tile-game engine (each a ``ValueError`` with a precise message)."""
 
 
 class IllegalActionError(ValueError):

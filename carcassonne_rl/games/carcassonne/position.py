@@ -1,6 +1,7 @@
 """The tile-game position: a thin Python API over the Numba kernels' arrays (``layout.py``).
 
-Everything that reads a position lives here; :mod:`.state` adds the decisions on top."""
+Everything that reads a position lives here; :mod:`carcassonne_rl.games.carcassonne.state`
+adds the decisions on top."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The tile-game state: a position (:mod:`.position`) and the decision pending in it.
 
 ``new_game`` starts one; ``State`` applies actions (codes, objects or text notation) and
-writes its record (``to_record`` / ``to_json``; loading is :mod:`.record`).
+writes its record (``to_record`` / ``to_json``; loading is
+:mod:`carcassonne_rl.games.carcassonne.record`).
 """
 
 from __future__ import annotations

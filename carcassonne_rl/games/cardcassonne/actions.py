@@ -2,19 +2,19 @@
 
 Action codes (fixed, ``NUM_ACTIONS = 206`` for every player count):
 
-=========  ==========================================  =========================
-codes      meaning                                     notation
-=========  ==========================================  =========================
-0-95       play card kind ``k`` face down to row ``r``  ``play R1 G down``
+=========  ===========================================  =========================
+codes      meaning                                      notation
+=========  ===========================================  =========================
+0-95       play card kind ``k`` face down to row ``r``   ``play R1 G down``
            (code = ``k * 4 + r``)
-96-191     play card kind ``k`` face up to row ``r``    ``play R1 R up``
+96-191     play card kind ``k`` face up to row ``r``     ``play R1 R up``
            (code = ``96 + k * 4 + r``)
-192-195    place the big follower on row ``r``          ``follower G``
-196-199    setup: put the turned-up joker on row ``r``  ``setup G``
-200-203    assign the animal joker to species ``s``     ``assign sheep``
-204        keep the misplaced animal/building card      ``keep``
-205        take 10 points for it (card removed)         ``ten``
-=========  ==========================================  =========================
+192-195    place the big follower on row ``r``           ``follower G``
+196-199    setup: put the turned-up joker on row ``r``   ``setup G``
+200-203    assign the animal joker to species ``s``      ``assign sheep``
+204        keep the misplaced animal/building card       ``keep``
+205        take 10 points for it (card removed)          ``ten``
+=========  ===========================================  =========================
 
 Rows ``r`` and species ``s`` use the colour order Y R G B (species: chickens, sheep, pigs,
 horses).  Card kinds are listed in :mod:`.cards`.  Parsing is case-insensitive and also

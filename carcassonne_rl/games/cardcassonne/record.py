@@ -1,9 +1,11 @@
 """Records: config + card order + actions (read back by :mod:`.replay`)::
 
-{"game": "cardcassonne", "format": 1,
- "config": {"players": 2, "seed": 0},          # plus "rules" if not the default table
- "card_order": ["R1", "AJ", ...],               # 130 notations, top of the pile first
- "actions": ["setup G", "play R1 B down", ...]} # notations (integer codes also accepted)
+    {"game": "cardcassonne", "format": 1,
+     "config": {"players": 2, "seed": 0},          # plus "rules" if not the default table
+     "card_order": ["R1", "AJ", ...],               # 130 notations, top of the pile first
+     "actions": ["setup G", "play R1 B down", ...]} # notations (integer codes also accepted)
+
+``CardState.to_json()`` writes it; ``load_json`` reads it back.
 """
 
 from __future__ import annotations

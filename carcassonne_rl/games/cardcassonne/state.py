@@ -90,7 +90,8 @@ class CardState(CardTable):
         return super().clone()  # type: ignore[return-value]
 
     def to_json(self) -> str:
-        """Save as JSON (the record: config + card order + actions; see :mod:`.record`)."""
+        """Save as JSON (the record: config + card order + actions; see
+        :mod:`carcassonne_rl.games.cardcassonne.record`)."""
         return to_json(self)
 
     def view(self, player: int) -> PlayerView:

@@ -2,8 +2,8 @@
 
 Each episode the learner takes a random seat; the other seats are RLlib agents (``league``
 opponents: the learner itself or a frozen snapshot, chosen by the policy mapping of
-:mod:`.trainer`) or, with probability ``baseline_prob``, a heuristic baseline
-(``baselines``: random, greedy) that the env plays itself, as the SB3 trainer's
+:mod:`carcassonne_rl.training.rllib.trainer`) or, with probability ``baseline_prob``, a
+heuristic baseline (``baselines``: random, greedy) that the env plays itself, as the SB3 trainer's
 ``OpponentPool`` does. Agent ids say the role, not the seat: ``learner`` and
 ``opponent_K`` (K seats after the learner), so the policy mapping can tell them apart.
 

@@ -1,0 +1,78 @@
+"""Sphinx configuration of the carcassonne-rl documentation (MyST Markdown pages + autodoc).
+
+Build: ``pip install -e ".[docs]"``, then
+``sphinx-build -W --keep-going -b html docs docs/_build/html`` (warnings are errors).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+sys.path.insert(0, str(REPO))  # the package of this checkout, installed or not
+sys.path.insert(0, str(DOCS))  # import_graph.py
+
+import import_graph  # noqa: E402
+
+project = "carcassonne-rl"
+author = "the carcassonne-rl authors"
+copyright = "2026, " + author  # noqa: A001 - Sphinx's name
+release = version = "0.1.0"
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.viewcode",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "pretrained/**"]
+templates_path = ["_templates"]
+
+# MyST: GitHub-style heading anchors (the pages link to them as GitHub renders them), and
+# every local link checked (a link to a missing page, file or anchor is a warning, so an error).
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
+myst_heading_anchors = 4
+myst_all_links_external = False
+suppress_warnings: list[str] = []
+
+# API reference: one page per module (autosummary, recursive), members from the docstrings.
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {
+    "members": True,
+    "show-inheritance": True,
+    "ignore-module-all": True,  # each object is documented once, in the module defining it
+}
+autodoc_member_order = "bysource"
+autodoc_inherit_docstrings = False  # not Gymnasium's or SB3's docstrings, in their syntax
+autodoc_typehints = "description"
+autodoc_class_signature = "separated"
+# The trainers' third-party stacks: autodoc imports their modules with these mocked, so the
+# reference builds from the default install plus the docs extra.
+autodoc_mock_imports = [
+    "ray",
+    "torch",
+    "stable_baselines3",
+    "sb3_contrib",
+    "tensorboard",
+]
+
+html_theme = "furo"
+html_title = "carcassonne-rl"
+html_static_path: list[str] = []
+
+# The import-graph picture, drawn from the code at every build (git-ignored folder).
+GENERATED = DOCS / "_generated"
+
+
+def _draw_import_graph(app) -> None:
+    import_graph.draw(GENERATED / "import_graph.png")
+
+
+def setup(app) -> None:
+    app.connect("builder-inited", _draw_import_graph)
