@@ -6,6 +6,7 @@ Build: ``pip install -e ".[docs]"``, then
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -74,5 +75,20 @@ def _draw_import_graph(app) -> None:
     import_graph.draw(GENERATED / "import_graph.png")
 
 
+# The pages link to source files (``../carcassonne_rl/games/carcassonne/tiles.py``), which
+# GitHub shows; on the site such a link goes to the module's API page (with its source).
+_SOURCE_LINK = re.compile(r"\]\((?:\.\./)+(carcassonne_rl/[\w/]+)\.py\)")
+
+
+def _api_page(match: re.Match) -> str:
+    module = match.group(1).replace("/", ".").removesuffix(".__init__")
+    return f"](/_autosummary/{module})"
+
+
+def _source_links_to_api_pages(app, docname: str, source: list[str]) -> None:
+    source[0] = _SOURCE_LINK.sub(_api_page, source[0])
+
+
 def setup(app) -> None:
     app.connect("builder-inited", _draw_import_graph)
+    app.connect("source-read", _source_links_to_api_pages)

@@ -1,9 +1,10 @@
 """Play games as Ray tasks: the distributed twin of the arena's process pool.
 
 :func:`run_remote` is generic: it runs ``play(job)`` for every job of a list on the cluster
-and hands the results back in list order. The arena passes its :class:`~..arena.Job`
-(deal, seat rotation, agent spec per seat) and :func:`~..arena.play_game`; a self-play
-data generator can pass its own job type and a function that returns positions. Jobs are
+and hands the results back in list order. The arena passes its
+:class:`~carcassonne_rl.arena.match.Job` (deal, seat rotation, agent spec per seat) and
+:func:`~carcassonne_rl.arena.match.play_game`; a self-play data generator can pass its own
+job type and a function that returns positions. Jobs are
 grouped ``chunk`` at a time into one task (a game of fast agents lasts milliseconds, a task
 costs about a millisecond of scheduling), and at most ``max_in_flight`` tasks wait at
 once, so a million jobs do not flood the object store. Ray reuses its worker processes,
