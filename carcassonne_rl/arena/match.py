@@ -177,7 +177,7 @@ def run_jobs(
     address: str | None = None,
 ) -> list[GameResult]:
     """Play the jobs (over ``workers`` processes, or as Ray tasks on the cluster at
-    ``address``: see ``ray_backend.remote_games``), in schedule order; ``progress``: a bar
+    ``address``: see ``arena.remote_games``), in schedule order; ``progress``: a bar
     named ``desc`` on a terminal, a few plain lines otherwise."""
     bar = None
     if progress:

@@ -118,7 +118,7 @@ def add_train_parser(sub) -> None:
 
 
 def add_ray_arguments(p: argparse.ArgumentParser) -> None:
-    """``--backend rllib`` with its Ray options (see ``ray_backend/``)."""
+    """``--backend rllib`` with its Ray options (see ``training/rllib/``)."""
     p.add_argument(
         "--backend",
         choices=["sb3", "rllib"],
@@ -256,7 +256,7 @@ def _run_train_rllib(args: argparse.Namespace, config: TrainConfig) -> int:
         final = train_rllib(config, args.out, address, runners, not args.no_progress)
     except (ClusterError, FileExistsError) as err:
         raise UserError(str(err)) from None
-    except ImportError as err:  # ray_backend.trainer imports Ray
+    except ImportError as err:  # training.rllib.trainer imports Ray
         raise UserError(
             f'Ray is not installed ({err.name} is missing): pip install -e ".[ray]"'
         ) from None
