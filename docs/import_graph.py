@@ -195,19 +195,22 @@ def draw(out: str | Path) -> Path:
     bad = {(a, b) for a, b in edges if FLOOR_OF.get(b, 99) >= FLOOR_OF.get(a, -1)}
     for (a, b), count in sorted(edges.items()):
         (xa, ya), (xb, yb) = centre[a], centre[b]
+        # leave and enter each box on the side facing the other one (less crossing)
+        shift = max(-box_w * 0.4, min(box_w * 0.4, (xb - xa) * 0.3))
         ax.add_patch(FancyArrowPatch(
-            (xa, ya - box_h / 2), (xb, yb + box_h / 2), arrowstyle="-|>", mutation_scale=10,
-            color="#c0392b" if (a, b) in bad else "#7f8c8d", alpha=0.55,
-            linewidth=0.6 + 0.25 * min(count, 8), connectionstyle="arc3,rad=0.08",
+            (xa + shift, ya - box_h / 2), (xb - shift, yb + box_h / 2), arrowstyle="-|>",
+            mutation_scale=10, color="#c0392b" if (a, b) in bad else "#7f8c8d", alpha=0.6,
+            linewidth=0.6 + 0.25 * min(count, 8), connectionstyle="arc3,rad=0.05", zorder=1,
         ))  # fmt: skip
     for room, (x, y) in centre.items():
         ax.add_patch(FancyBboxPatch(
             (x - box_w / 2, y - box_h / 2), box_w, box_h, boxstyle="round,pad=0.03",
-            facecolor="#eaf2f8", edgecolor="#2e4053", linewidth=1.2,
+            facecolor="#eaf2f8", edgecolor="#2e4053", linewidth=1.2, zorder=2,
         ))  # fmt: skip
-        ax.text(x, y + 0.15, f"{room}/", ha="center", va="center", fontsize=11, weight="bold")
+        ax.text(x, y + 0.15, f"{room}/", ha="center", va="center", fontsize=11, weight="bold",
+                zorder=3)  # fmt: skip
         ax.text(x, y - 0.2, f"{ROOM_TEXT.get(room, '')} ({lines[room]:,} lines)",
-                ha="center", va="center", fontsize=7.5)  # fmt: skip
+                ha="center", va="center", fontsize=7.5, zorder=3)  # fmt: skip
     ax.set_xlim(0, width)
     ax.set_ylim(-row_h / 2 - 0.2, (len(present) - 1) * row_h + row_h / 2)
     ax.axis("off")

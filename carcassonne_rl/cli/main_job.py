@@ -3,15 +3,17 @@ benchmark of each trained agent against the random and greedy baselines (arena, 
 deals, 95% intervals), printed as one table and saved in ``OUT/results.md``/``.json``.
 
 Default budget: the card game by MaskablePPO, ``CARD_STEPS`` steps after a warm start that
-imitates 100 greedy games (``warm_start.py``); the tile game by afterstate value learning
-(``afterstate_td.py``), ``TILE_STEPS`` positions learnt from self-play; ``--scale``
-multiplies both (CI uses a tiny scale).
+imitates 100 greedy games (``training/ppo/warm_start.py``); the tile game by afterstate value
+learning (``training/afterstate/``), ``TILE_STEPS`` positions learnt from self-play;
+``--scale`` multiplies both (CI uses a tiny scale). It prints its expected remaining time
+after each phase.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from carcassonne_rl.runtime.progress import phase
@@ -22,6 +24,51 @@ from .args import UserError, positive
 TILE_STEPS = 40_000
 CARD_STEPS = 280_000
 EVAL_DEALS = 100
+
+# Minutes each phase took at --scale 1 and 100 deals in a fresh clone on a quiet 2-core
+# machine where PettingZoo's connect_four_v3 ran 26k steps/s (11.3 min in all); a machine
+# where it ran 4.9k steps/s took 24.5 min. The job prints its expected remaining time from
+# these shares, rescaled by how fast this machine did the phases already done.
+REFERENCE_MINUTES = {
+    ("cardcassonne", "train"): 9.8,
+    ("cardcassonne", "benchmark"): 0.35,
+    ("carcassonne", "train"): 0.8,
+    ("carcassonne", "benchmark"): 0.35,
+}
+REFERENCE_RANGE_MINUTES = (11, 25)
+
+
+class RemainingTime:
+    """The main job's expected remaining time: reference minutes per phase (scaled by the
+    budget), times how much slower or faster than the reference this machine has been."""
+
+    def __init__(self, scale: float, eval_deals: int) -> None:
+        self.expected = {
+            (game, part): minutes * (scale if part == "train" else eval_deals / EVAL_DEALS)
+            for (game, part), minutes in REFERENCE_MINUTES.items()
+        }
+        self.done: list[tuple[str, str]] = []
+        self.spent_s = 0.0
+
+    def finished(self, game: str, part: str, seconds: float) -> None:
+        self.done.append((game, part))
+        self.spent_s += seconds
+
+    def line(self) -> str:
+        """``expected remaining: about N min`` (or the reference range before any phase)."""
+        left = sum(m for k, m in self.expected.items() if k not in self.done)
+        if not self.done:
+            share = left / sum(REFERENCE_MINUTES.values())
+            low, high = (f"{share * r:.1f}" for r in REFERENCE_RANGE_MINUTES)
+            return (
+                f"expected duration: about {low}-{high} min on 2 cores (the reference machines "
+                "ran PettingZoo's connect_four_v3 at 26k and 4.9k steps/s)"
+            )
+        pace = (self.spent_s / 60) / max(1e-9, sum(self.expected[k] for k in self.done))
+        return (
+            f"{self.spent_s / 60:.1f} min so far; expected remaining: about "
+            f"{left * pace:.1f} min (this machine at {pace:.2f}x the reference time)"
+        )
 
 
 def add_main_parser(sub) -> None:
@@ -141,6 +188,8 @@ def run_main(args: argparse.Namespace) -> int:
 
     resumes = prepare_main_folder(args)
     args.out.mkdir(parents=True, exist_ok=True)
+    clock = RemainingTime(args.scale, args.eval_deals)
+    phase(f"== main job: {clock.line()}")
     summary: dict = {"scale": args.scale, "seed": args.seed, "games": {}}
     tables = []
     for game, steps in GAME_STEPS:
@@ -148,6 +197,7 @@ def run_main(args: argparse.Namespace) -> int:
         timesteps = config.timesteps
         run = args.out / game
         verb = "resuming" if resumes[game] else "training"
+        started = time.perf_counter()
         if game == "carcassonne":
             phase(f"== {verb} {game} (afterstate values): {timesteps} positions -> {run}")
             train_afterstate(config, run, resume=resumes[game], progress=not args.no_progress)
@@ -157,11 +207,17 @@ def run_main(args: argparse.Namespace) -> int:
             train(config, run, resume=resumes[game], progress=not args.no_progress)
             model_file = run / "final_model.zip"
         train_s = json.loads((run / STATE_FILE).read_text()).get("wall_s", 0.0)
+        clock.finished(game, "train", time.perf_counter() - started)
+        phase(f"== {clock.line()}")
         phase(f"== benchmarking {game} vs random, greedy ({args.eval_deals} deals each)")
+        started = time.perf_counter()
         rows = evaluate_model_file(
             model_file, game, 2, (), ("random", "greedy"),
             deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
         )  # fmt: skip
+        clock.finished(game, "benchmark", time.perf_counter() - started)
+        if len(clock.done) < len(REFERENCE_MINUTES):
+            phase(f"== {clock.line()}")
         summary["games"][game] = {"timesteps": timesteps, "train_seconds": train_s, "vs": rows}
         unit = "positions" if game == "carcassonne" else "steps"
         tables.append(f"### {game} ({timesteps} {unit}, {train_s / 60:.1f} min training)\n\n"

@@ -1,8 +1,9 @@
 """Progress reports that suit where the output goes.
 
 On a terminal: a live bar (tqdm; SB3's rich bar during training). Redirected to a file or a
-pipe: a few plain lines (at 25%, 50%, 75% and the end) instead of hundreds of carriage-return
-updates. ``phase`` prints the one line that opens each longer phase.
+pipe: a few plain lines (at 25%, 50%, 75% and the end, each with the time left at the rate
+so far) instead of hundreds of carriage-return updates. ``phase`` prints the one line that
+opens each longer phase.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ class PlainLines:
             crossed = True
         if crossed:  # one line, however many quarters this update passed
             seconds = time.perf_counter() - self._t0
+            left = seconds / self.done * max(0, self.total - self.done) if self.done else 0.0
+            eta = f", about {left:.0f} s left" if self.done < self.total else ""
             print(
-                f"{self.desc}: {self.done}/{self.total} {self.unit}s ({seconds:.0f} s)",
+                f"{self.desc}: {self.done}/{self.total} {self.unit}s ({seconds:.0f} s{eta})",
                 file=sys.stderr,
                 flush=True,
             )

@@ -32,7 +32,7 @@ class TrainConfig:
     keep_checkpoints: int = 3  # newest checkpoints/step_N.zip kept (0 = all); may change on resume
     eval_every: int = 25_000
     eval_deals: int = 20  # duplicate format: each deal played from every seat
-    # warm start (warm_start.py): imitate this agent before self-play; 0 games = off
+    # warm start (training/ppo/warm_start.py): imitate this agent before self-play; 0 games = off
     warm_start_agent: str = "greedy"
     warm_start_games: int = 100
     warm_start_epochs: int = 6

@@ -40,3 +40,30 @@ def test_count() -> None:
         "0 deals",
         "20 deals",
     )
+
+
+def test_plain_lines_say_the_time_left(capsys, monkeypatch) -> None:
+    clock = iter([0.0, 10.0, 20.0, 30.0, 40.0])
+    monkeypatch.setattr("carcassonne_rl.runtime.progress.time.perf_counter", lambda: next(clock))
+    lines = PlainLines(4, "arena", "game")
+    for _ in range(4):
+        lines.update(1)
+    err = capsys.readouterr().err.splitlines()
+    # 1 of 4 games in 10 s: 3 left at 10 s each
+    assert err[0] == "arena: 1/4 games (10 s, about 30 s left)"
+    assert err[2] == "arena: 3/4 games (30 s, about 10 s left)"
+    assert err[3] == "arena: 4/4 games (40 s)"
+
+
+def test_main_job_remaining_time_follows_this_machine() -> None:
+    from carcassonne_rl.cli.main_job import REFERENCE_MINUTES, RemainingTime
+
+    clock = RemainingTime(scale=1.0, eval_deals=100)
+    assert "11.0-25.0 min" in clock.line()
+    card_train = REFERENCE_MINUTES[("cardcassonne", "train")]
+    clock.finished("cardcassonne", "train", 2 * card_train * 60)  # twice as slow
+    rest = sum(REFERENCE_MINUTES.values()) - card_train
+    assert f"expected remaining: about {2 * rest:.1f} min" in clock.line()
+    assert "2.00x the reference time" in clock.line()
+    half = RemainingTime(scale=0.5, eval_deals=50)  # half the budget, half the deals
+    assert "5.5-12.5 min" in half.line()

@@ -10,7 +10,7 @@ opponents form a league (the same shares as the SB3 trainer's ``PoolSchedule``):
 - the rest: a heuristic baseline from ``baselines``, played inside the env
   (:mod:`.multi_agent_env`: the baselines read the engine state, not an observation).
 
-The run folder (see ``selfplay.py``) holds ``config.json``, ``policy_spec.json``,
+The run folder (see ``training.ppo.selfplay``) holds ``config.json``, ``policy_spec.json``,
 ``checkpoints/rllib/`` (the RLlib checkpoint: modules, optimiser, env runners) with
 ``trainer_state.json``, ``snapshots/step_N.pt2``, ``final_model.pt2``, ``eval_history.json``,
 ``tb/`` and ``plots/training.png``. The ``.pt2`` files are ``torch.export`` programs of ``main``
