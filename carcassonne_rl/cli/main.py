@@ -53,6 +53,7 @@ def _add_bench_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``carcassonne-rl`` and all its sub-commands (parsing runs nothing)."""
     from .arena import add_arena_parser
     from .export import add_export_parser
     from .fuzz import add_fuzz_parser

@@ -4,7 +4,7 @@
     python tests/golden/regenerate.py --confirm  # rewrite every file (deliberate!)
 
 Rewrite only when an env's behaviour changed on purpose, and then give that env a new
-version name (``carcassonne_v1`` ...): see "Reliability" in the README.
+version name (``carcassonne_v1`` ...): see the versioning rule in docs/envs.md.
 """
 
 from __future__ import annotations
