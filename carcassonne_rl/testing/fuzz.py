@@ -327,7 +327,7 @@ def fuzz_many(
 
 
 def markdown_table(rows: Iterable[dict[str, Any]]) -> str:
-    """The fuzz table of result rows (docs/benchmarks.md) (as written by :func:`fuzz_many`)."""
+    """The fuzz results as a Markdown table (rows as written by :func:`fuzz_many`)."""
     lines = [
         "| config | decisions | games | crashes | invariant breaks | decisions/s |",
         "|---|---:|---:|---:|---:|---:|",
