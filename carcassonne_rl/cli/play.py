@@ -107,13 +107,15 @@ def secured_app(host: str, **kwargs):
 
 
 def launch_url(host: str, port: int, path: str, token: str) -> str:
-    """The URL to open: ``path`` on the server, with the launch's token."""
+    """The URL to open: ``path`` (with its query, if any) on the server, with the launch's
+    token."""
     from carcassonne_rl.play.server import WILDCARD_HOSTS
 
     name = "127.0.0.1" if host in WILDCARD_HOSTS else host
     if ":" in name and not name.startswith("["):
         name = f"[{name}]"
-    return f"http://{name}:{port}{path}?token={token}"
+    joiner = "&" if "?" in path else "?"
+    return f"http://{name}:{port}{path}{joiner}token={token}"
 
 
 def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:

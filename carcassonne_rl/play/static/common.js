@@ -175,6 +175,7 @@ const App = {
   },
 
   render(payload) {
+    show("btn-new", this.mode === "play"); // first: the header's height sets the board's
     this.payload = payload;
     payload.log = payload.log || [];
     document.body.dataset.version = payload.version;
@@ -193,7 +194,6 @@ const App = {
     this.renderLog(payload);
     this.renderEvents(payload);
     this.renderSummary(payload);
-    show("btn-new", this.mode === "play");
   },
 
   // The end of the game: final ranking, winners, where the record was saved.
