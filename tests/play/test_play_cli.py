@@ -136,6 +136,7 @@ def test_a_128_bit_seed_deals_the_same_games_again(game, tmp_path, capsys):
         assert main(argv) == 0
         outs.append(out)
     assert f"deal seed: {seed} " in capsys.readouterr().out
+    assert f"`--seed {seed}` plays these deals again" in (outs[0] / "arena.md").read_text()
     reports = [json.loads((o / "arena.json").read_text()) for o in outs]
     timeless = [
         [{k: v for k, v in r.items() if k != "seconds"} for r in x["results"]] for x in reports
