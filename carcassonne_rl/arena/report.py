@@ -142,7 +142,8 @@ def write_report(summary: dict, results: Sequence[GameResult], out_dir: Path) ->
     write_csv(results, paths["csv"])
     text = markdown_table(summary)
     if summary.get("seed") is not None:
-        text += f"\nDeal seed: `{summary['seed']}` (`--seed {summary['seed']}` plays these deals again).\n"
+        seed = summary["seed"]
+        text += f"\nDeal seed: `{seed}` (`--seed {seed}` plays these deals again).\n"
     paths["markdown"].write_text(text)
     plot_ratings(summary, paths["plot"])
     return paths
