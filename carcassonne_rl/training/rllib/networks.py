@@ -2,9 +2,9 @@
 
 Tile game: :class:`~carcassonne_rl.training.ppo.policies.TilePlanes` (board CNN),
 ``_TileLatent`` and ``_TileActionHead`` of ``training.ppo.policies``; card game: SB3's
-``MlpExtractor`` with the trainer's layer sizes and tanh, as ``MlpPolicy`` builds it. Torch only (no Ray), so that a
-trained network can be exported (:func:`export_policy`, ``torch.export``), which
-``PolicyAgent`` loads with torch alone.
+``MlpExtractor`` with the trainer's layer sizes and tanh, as ``MlpPolicy`` builds it. Torch
+only (no Ray), so that a trained network can be exported (:func:`export_policy`,
+``torch.export``), which ``PolicyAgent`` loads with torch alone.
 """
 
 from __future__ import annotations
