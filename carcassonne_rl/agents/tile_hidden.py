@@ -26,13 +26,14 @@ def _shuffle_slice(ints, lo: int, hi: int, rng: random.Random) -> None:
 
 def resample_hidden(state, rng: random.Random) -> None:
     """Reshuffle, in place, the undrawn tiles (the tile being placed stays) and the message
-    cards not drawn yet (The Messages) of ``state``."""
+    cards not drawn yet (The Messages only: without them the unused stack keeps its fixed
+    order, so the state's record still loads) of ``state``."""
     ints = state._ints
     _shuffle_slice(
         ints, _L.O_DECK + int(ints[_L.R_DECKPOS]), _L.O_DECK + int(ints[_L.R_DECKLEN]), rng
     )
     msg_pos = getattr(_L, "R_MSGPOS", None)
-    if msg_pos is not None and getattr(state.config, "expansions", ()):
+    if msg_pos is not None and getattr(state.config, "messages", False):
         seen = int(ints[msg_pos])
         if seen < _L.NUM_MESSAGES:
             _shuffle_slice(ints, _L.O_MSGDECK + seen, _L.O_MSGDECK + _L.NUM_MESSAGES, rng)

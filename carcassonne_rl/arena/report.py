@@ -140,6 +140,10 @@ def write_report(summary: dict, results: Sequence[GameResult], out_dir: Path) ->
     data = dict(summary, results=[r.to_dict() for r in results])
     paths["json"].write_text(json.dumps(data, indent=1))
     write_csv(results, paths["csv"])
-    paths["markdown"].write_text(markdown_table(summary))
+    text = markdown_table(summary)
+    if summary.get("seed") is not None:
+        seed = summary["seed"]
+        text += f"\nDeal seed: `{seed}` (`--seed {seed}` plays these deals again).\n"
+    paths["markdown"].write_text(text)
     plot_ratings(summary, paths["plot"])
     return paths

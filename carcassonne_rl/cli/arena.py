@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 import time
 from datetime import datetime
@@ -66,7 +67,13 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         default=os.cpu_count() or 1,
         help="processes playing games (default: the CPU cores)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
+    p.add_argument(
+        "--seed",
+        type=non_negative_int,
+        default=None,
+        help="seed of the deals: the same seed plays the same deals again (default: a fresh "
+        "128-bit seed, written to the report and printed)",
+    )
     p.add_argument(
         "--address",
         default=None,
@@ -99,6 +106,17 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write every game's record (JSON, for `carcassonne-rl replay`) to OUT/games/",
     )
+
+
+def non_negative_int(text: str) -> int:
+    """A seed: an integer >= 0 (any size)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 def add_arena_parser(subparsers) -> argparse.ArgumentParser:
@@ -144,7 +162,8 @@ def run_arena(args: argparse.Namespace) -> int:
         raise UserError(str(err)) from None
     specs = agent_specs(args.agents, args.game, "--agents")  # fail early on a bad spec
     out = report_folder(args.out, args.game, args.overwrite)
-    jobs = schedule(setup, specs, args.games, args.duplicate, args.seed, args.save_games)
+    seed = secrets.randbits(128) if args.seed is None else args.seed
+    jobs = schedule(setup, specs, args.games, args.duplicate, seed, args.save_games)
     t0 = time.perf_counter()
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
 
@@ -157,7 +176,7 @@ def run_arena(args: argparse.Namespace) -> int:
         "agents": specs,
         "deals_per_lineup": args.games,
         "duplicate": args.duplicate,
-        "seed": args.seed,
+        "seed": seed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     summary = summarize(results, entry_labels(specs), setup, extra, args.bootstrap)
@@ -165,6 +184,7 @@ def run_arena(args: argparse.Namespace) -> int:
     if args.save_games:
         paths["games"] = save_game_records(results, out / "games")
     print(markdown_table(summary))
+    print(f"deal seed: {seed} (--seed {seed} plays these deals again)")
     print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0
 

@@ -44,7 +44,12 @@ def _non_negative(text: str) -> int:
 
 def _add_server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=_port, default=8765, help="0 picks a free port")
-    p.add_argument("--host", default="127.0.0.1", help="interface to serve on (loopback)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface to serve on (default: loopback only; another one is reachable from "
+        "the network and is warned about)",
+    )
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
 
 
@@ -63,12 +68,21 @@ def add_play_parser(sub) -> argparse.ArgumentParser:
         "random, greedy, mcts[:sims[:seconds]], pretrained[:sims], policy:PATH",
     )
     p.add_argument("--seat", type=_non_negative, default=0, help="your seat (0 plays first)")
-    p.add_argument("--seed", type=_non_negative, default=None, help="deal seed")
+    p.add_argument(
+        "--seed",
+        type=_non_negative,
+        default=None,
+        help="deal seed: the same seed deals the same game (default: a fresh 128-bit one)",
+    )
     p.add_argument(
         "--step-delay", type=_non_negative, default=600, help="ms between the agents' moves"
     )
     p.add_argument("--save-dir", type=Path, default=Path("games"), help="finished game records")
-    p.add_argument("--no-undo", action="store_true", help="turn off undo")
+    p.add_argument(
+        "--no-undo",
+        action="store_true",
+        help="turn off undo (undo takes back your decision; what you have not seen is reshuffled)",
+    )
     p.add_argument("--tui", action="store_true", help="play in the terminal instead")
     _add_server_arguments(p)
     return p
@@ -82,16 +96,49 @@ def add_replay_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def secured_app(host: str, **kwargs):
+    """The play/replay app for a server bound to ``host``: a fresh token, and the Host
+    header names that ``host`` is reached by."""
+    from carcassonne_rl.play.server import WILDCARD_HOSTS, allowed_host_names, create_app
+
+    return create_app(
+        allowed_hosts=allowed_host_names(host), any_ip_host=host in WILDCARD_HOSTS, **kwargs
+    )
+
+
+def launch_url(host: str, port: int, path: str, token: str) -> str:
+    """The URL to open: ``path`` (with its query, if any) on the server, with the launch's
+    token."""
+    from carcassonne_rl.play.server import WILDCARD_HOSTS
+
+    name = "127.0.0.1" if host in WILDCARD_HOSTS else host
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    joiner = "&" if "?" in path else "?"
+    return f"http://{name}:{port}{path}{joiner}token={token}"
+
+
 def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:
-    """Serve ``app`` until Ctrl-C, opening ``path`` in a browser unless told not to."""
+    """Serve ``app`` until Ctrl-C, opening ``path`` (with the app's token) in a browser
+    unless told not to; warns when ``host`` is reachable from other machines."""
     from werkzeug.serving import make_server
+
+    from carcassonne_rl.play.server import is_loopback
 
     try:
         server = make_server(host, port, app, threaded=True)
     except OSError as err:
         print(f"error: cannot serve on {host}:{port}: {err}", file=sys.stderr)
         return 2
-    url = f"http://{host}:{server.server_port}{path}"
+    if not is_loopback(host):
+        print(
+            f"warning: --host {host} is not this machine's loopback: the game is reachable "
+            "from the network. Whoever learns the URL below (its token travels unencrypted "
+            "over http) can see your seat's view and play for you.",
+            file=sys.stderr,
+            flush=True,
+        )
+    url = launch_url(host, server.server_port, path, app.config["PLAY_TOKEN"])
     print(f"serving on {url}  (Ctrl-C to stop)", flush=True)
     if open_browser:
         webbrowser.open(url)
@@ -103,8 +150,6 @@ def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from carcassonne_rl.play.server import create_app
-
     if args.expansions and args.game != "carcassonne":
         print("error: --expansions are for the tile game (--game carcassonne)", file=sys.stderr)
         return 2
@@ -126,13 +171,11 @@ def run_play(args: argparse.Namespace) -> int:
         from carcassonne_rl.play.tui import run_tui
 
         return run_tui(session)
-    app = create_app({session.game_id: session}, step_delay_ms=args.step_delay)
+    app = secured_app(args.host, games={session.game_id: session}, step_delay_ms=args.step_delay)
     return serve(app, args.host, args.port, f"/game/{session.game_id}", not args.no_browser)
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from carcassonne_rl.play.server import create_app
-
     try:
         record = json.loads(args.record.read_text())
         replay = ReplaySession(record, args.record.name)
@@ -145,5 +188,5 @@ def run_replay(args: argparse.Namespace) -> int:
     except PlayError as err:
         print(f"error: {args.record}: {err}", file=sys.stderr)
         return 2
-    app = create_app(replay=replay)
+    app = secured_app(args.host, replay=replay)
     return serve(app, args.host, args.port, "/replay", not args.no_browser)

@@ -11,11 +11,36 @@ from typing import Any
 
 from carcassonne_rl.games.cardcassonne import ACTIONS, KIND_NAMES, CardState, PlayerView, view
 from carcassonne_rl.games.cardcassonne.actions import PLAY_UP
+from carcassonne_rl.games.cardcassonne.cards import IS_ANIMAL, IS_BUILDING, PERSON_VALUE
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, COLOURS, ROW_NAMES, RULES
 from carcassonne_rl.games.cardcassonne.state import FACE_DOWN
 from carcassonne_rl.games.cardcassonne.views import HIDDEN
 
 from .tile_payload import score_event_dict
+
+
+def card_title(kind: int) -> str:
+    """What a card is, in words (``GA``: "green (field) animal: pigs")."""
+    name = KIND_NAMES[kind]
+    jokers = {
+        "DR": "dragon (joker, any row): 10 points to its claimer, then out of the game",
+        "FA": "fairy (joker, any row): 10 points to its claimer, then out of the game",
+        "AJ": "animal joker (any row): joins one of the claimer's animal species",
+        "BJ": "building joker (any row): counts as a building of any colour",
+    }
+    if name in jokers:
+        return jokers[name]
+    colour = COLOURS.index(name[0])
+    where = f"{COLOUR_NAMES[colour]} ({ROW_NAMES[colour]})"
+    if PERSON_VALUE[kind]:
+        return f"{where} person, value {PERSON_VALUE[kind]}"
+    if IS_BUILDING[kind]:
+        return f"{where} building"
+    assert IS_ANIMAL[kind]
+    return f"{where} animal: {RULES.species_by_colour[colour]}"
+
+
+CARD_TITLES = {name: card_title(k) for k, name in enumerate(KIND_NAMES)}
 
 
 def _cards(counts: tuple[int, ...] | list[int]) -> list[str]:
@@ -85,6 +110,7 @@ def card_view_payload(v: PlayerView, legal: list[int] | None, version: int) -> d
         "misplaced_queue": [KIND_NAMES[k] for k in v.misplaced_queue],
         "winners": [],
         "legal": None if legal is None else [legal_choice(c) for c in legal],
+        "card_titles": CARD_TITLES,
     }
 
 

@@ -3,12 +3,20 @@
 Every payload a :class:`PlaySession` returns is built for the human seat from that seat's
 information only (:mod:`.tile_payload`, :mod:`.card_payload`); the decision log redacts what
 the seat cannot know (others' face-down cards in Cardcassonne).
+
+Undo takes back the person's last decision, and everything the seat had not seen at that
+point is drawn afresh from what was still hidden (:meth:`PlaySession.undo`): the tile pile
+and the unseen message cards (tile game), the other hands, the other seats' face-down cards
+and the rounds not dealt yet (Cardcassonne). Cards the seat had seen stay as they were;
+what it saw only after that point (a tile drawn later, a face-down card revealed at a
+round's end) is forgotten by the game. So undo never shows what the game has not shown.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -47,6 +55,35 @@ class Decision:
         if game == "cardcassonne":
             text = decision_text(self.code, self.player, seat)
         return {"index": self.index, "player": self.player, "text": text, "events": self.events}
+
+
+SEED_BITS = 128
+
+
+def fresh_seed() -> int:
+    """A deal seed from the operating system's entropy (128 bits: not searchable)."""
+    return secrets.randbits(SEED_BITS)
+
+
+def check_seat_value(seat: Any, expected: int) -> None:
+    """A seat in a request must be the integer ``expected`` itself (not ``True``, ``1.0``,
+    ``"1"`` or another seat)."""
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise PlayError("'seat' must be an integer")
+    if seat != expected:
+        raise PlayError(f"this page plays seat {expected}, not seat {seat}", 403)
+
+
+def redraw_unseen(state: Any, seat: int, rng: random.Random) -> Any:
+    """``state`` with everything ``seat`` has not seen drawn afresh by ``rng`` (a replayable
+    game that looks the same to ``seat``; it depends on ``rng`` and on what the seat knows,
+    never on the old hidden order)."""
+    if _game_name(state) == "carcassonne":
+        state.shuffle_hidden(rng.getrandbits(SEED_BITS))
+        return state
+    from carcassonne_rl.games.cardcassonne import redeal_unseen
+
+    return redeal_unseen(state, seat, random.Random(rng.getrandbits(SEED_BITS)))
 
 
 def new_state(game: str, players: int, expansions: tuple[str, ...], seed: int) -> Any:
@@ -122,7 +159,7 @@ class PlaySession:
         opponents: list[str] | None = None,
         seed: int | None = None,
         save_dir: Path | None = None,
-        game_id: str = "1",
+        game_id: str | None = None,
         allow_undo: bool = True,
     ) -> None:
         if game not in GAMES:
@@ -141,8 +178,20 @@ class PlaySession:
             )
         self.game = game
         self.seat = seat
-        self.game_id = game_id
-        self.seed = random.randrange(2**31) if seed is None else seed
+        self.game_id = secrets.token_urlsafe(16) if game_id is None else game_id
+        self.seed = fresh_seed() if seed is None else seed
+        self.options = {
+            "game": game,
+            "players": players,
+            "expansions": tuple(expansions),
+            "seat": seat,
+            "opponents": list(specs),
+            "save_dir": save_dir,
+            "allow_undo": allow_undo,
+        }
+        # undo's redraws: reproducible under a given seed, secret under a fresh one
+        self.undo_rng = random.Random(f"carcassonne-rl undo {self.seed}")
+        self.undos = 0
         self.save_dir = save_dir
         self.saved_path: Path | None = None
         other_seats = [p for p in range(players) if p != seat]
@@ -174,6 +223,7 @@ class PlaySession:
         out["mode"] = "play"
         out["names"] = self._names()
         out["allow_undo"] = self.allow_undo
+        out["undos"] = self.undos
         out["saved"] = str(self.saved_path) if self.saved_path else None
         return out
 
@@ -199,10 +249,7 @@ class PlaySession:
 
     def check_turn(self, seat: Any, version: Any) -> None:
         """Reject a move by another seat, out of turn, after the end, or on a stale page."""
-        if isinstance(seat, bool) or not isinstance(seat, int):
-            raise PlayError("'seat' must be an integer")
-        if seat != self.seat:
-            raise PlayError(f"this page plays seat {self.seat}, not seat {seat}", 403)
+        check_seat_value(seat, self.seat)
         if self.state.is_over:
             raise PlayError("the game is over: no more moves", 409)
         if self.state.current_player != seat:
@@ -246,10 +293,11 @@ class PlaySession:
         return int(getattr(code, "code", code))
 
     def undo(self, seat: Any) -> dict[str, Any]:
-        """Take back the human's last decision (and the agents' moves after it)."""
+        """Take back the human's last decision (and the agents' moves after it); what the
+        seat had not seen at that point is drawn afresh (:func:`redraw_unseen`) and the
+        agents are reseeded, so playing ahead and undoing reveals nothing."""
         with self.lock:
-            if seat != self.seat:
-                raise PlayError(f"this page plays seat {self.seat}, not seat {seat}", 403)
+            check_seat_value(seat, self.seat)
             if not self.allow_undo:
                 raise PlayError("undo is off for this game", 409)
             if self.state.is_over:
@@ -260,9 +308,21 @@ class PlaySession:
             keep = mine[-1]
             record = json.loads(self.state.to_json())
             record["actions"] = record["actions"][:keep]
-            self.state = load_record(record)
+            self.state = self.redraw(load_record(record))
             del self.log[keep:]
+            self.undos += 1
+            for agent in self.agents.values():
+                agent.reset(self.undo_rng.getrandbits(64))
             return {"state": self.payload()}
+
+    def redraw(self, state: Any) -> Any:
+        """What undo does to the hidden part of the rebuilt ``state`` (see the module)."""
+        return redraw_unseen(state, self.seat, self.undo_rng)
+
+    def new_game(self, seat: Any) -> PlaySession:
+        """A new game with the same options and a fresh deal (this one is left as it is)."""
+        check_seat_value(seat, self.seat)
+        return PlaySession(**self.options)
 
     def save(self) -> Path | None:
         """Write the game's record (the engine's JSON) to ``save_dir`` (once)."""

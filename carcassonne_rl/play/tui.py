@@ -2,7 +2,9 @@
 
 The seat's view is printed with the envs' text renders (the tile board; for Cardcassonne,
 the seat's view only), the legal moves are listed in text notation; answer with a number or
-a notation, ``help``, ``undo``, ``board`` or ``quit``.
+a notation, ``help``, ``undo``, ``board`` or ``quit``. Undo follows the web page's rule
+(:meth:`.session.PlaySession.undo`): it takes back the decision, and what the seat had not
+seen is reshuffled.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ HELP = """commands:
   <notation>    play a move written in text notation (e.g. 'U 1,0 r1', 'none',
                 'play R1 G down', 'follower B')
   board         show the table again
-  undo          take back your last move (and the agents' answers), if allowed
+  undo          take back your last move (and the agents' answers), if allowed;
+                what you had not seen then is reshuffled (tiles, cards, hands)
   help          this text
   quit          leave (the game is not saved unless it is over)"""
 

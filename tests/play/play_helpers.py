@@ -30,3 +30,11 @@ def finish(session, rng: random.Random) -> None:
     while not session.state.is_over:
         payload = session.payload()
         session.act(session.seat, rng.choice(offered_moves(payload)), payload["version"])
+
+
+def token_client(app):
+    """A Flask test client that sends the app's launch token with every request (the
+    ``X-Play-Token`` header, as a script would)."""
+    client = app.test_client()
+    client.environ_base["HTTP_X_PLAY_TOKEN"] = app.config["PLAY_TOKEN"]
+    return client

@@ -1,6 +1,9 @@
 """The play page in a real browser (headless Chromium driven by Selenium): both games are
 played to the end by clicking the board, an illegal click is refused, a reload resumes the
-game, and the saved record is replayed to its end.
+game, the end-of-game summary and the new game button work, and the saved record is
+replayed to its end. Every page is opened from the URL with the launch's token (as
+``carcassonne-rl play`` prints it; one test runs the command itself), and the browser must
+report no Content-Security-Policy violation.
 
 Without Chromium and its driver the tests skip (outside CI; with ``CI=true`` they fail).
 Set ``CARCASSONNE_RL_SCREENSHOTS=DIR`` to keep the two mid-game screenshots (the README's
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -18,6 +23,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from carcassonne_rl.cli.play import launch_url
 from carcassonne_rl.play.server import create_app
 from carcassonne_rl.play.session import PlaySession, ReplaySession
 
@@ -51,6 +57,7 @@ def browser():
     options.binary_location = binary
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,860"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(driver_path))
     driver.set_page_load_timeout(30)
     yield driver
@@ -63,13 +70,25 @@ class Served:
     def __init__(self, app) -> None:
         from werkzeug.serving import make_server
 
+        self.app = app
         self.server = make_server("127.0.0.1", 0, app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def open_url(self, path: str) -> str:
+        """``path`` with the launch token, as ``carcassonne-rl play`` prints it."""
+        return launch_url("127.0.0.1", self.server.server_port, path, self.app.config["PLAY_TOKEN"])
+
     def close(self) -> None:
         self.server.shutdown()
+
+
+def _no_csp_violation(driver) -> None:
+    """The browser's console has no Content-Security-Policy complaint (and no JS error)."""
+    entries = [e["message"] for e in driver.get_log("browser")]
+    bad = [m for m in entries if "Content Security Policy" in m or "Uncaught" in m]
+    assert not bad, bad
 
 
 def _body(driver, name: str) -> str | None:
@@ -137,8 +156,9 @@ def _replay_to_end(driver, record_path: Path, tmp_path: Path, name: str) -> None
     record = json.loads(record_path.read_text())
     served = Served(create_app(replay=ReplaySession(record, record_path.name)))
     try:
-        driver.get(f"{served.url}/replay")
+        driver.get(served.open_url("/replay"))
         _wait_loaded(driver)
+        assert "token" not in driver.current_url  # the token moved into a cookie
         steps = len(record["actions"])
         assert driver.find_element(By.ID, "step-count").text == str(steps)
         step = driver.find_element(By.ID, "jump-step")
@@ -163,6 +183,9 @@ def _replay_to_end(driver, record_path: Path, tmp_path: Path, name: str) -> None
         assert "Game over" in driver.find_element(By.ID, "status").text
         text = driver.find_element(By.ID, "log").text
         assert record["actions"][-1] in text
+        assert driver.find_element(By.ID, "summary").is_displayed()
+        assert not driver.find_element(By.ID, "btn-new").is_displayed()  # no new game in replay
+        _no_csp_violation(driver)
     finally:
         served.close()
 
@@ -179,10 +202,11 @@ def test_tile_game_in_the_browser(browser, tmp_path):
     session = PlaySession(
         "carcassonne", 2, ("messages", "labyrinth"), 0, ["random"], seed=1, save_dir=tmp_path
     )
-    served = Served(create_app({"t": session}))
+    games = {"t": session}
+    served = Served(create_app(games))
     d = browser
     try:
-        d.get(f"{served.url}/game/t?delay=0")
+        d.get(served.open_url("/game/t?delay=0"))
         _wait_loaded(d)
         _screenshot(d, tmp_path, "tile_start")
         start_tile = d.find_element(By.CSS_SELECTOR, 'g.tile[data-x="0"][data-y="0"]')
@@ -231,6 +255,7 @@ def test_tile_game_in_the_browser(browser, tmp_path):
         _screenshot(d, tmp_path, "tile_end")
         saved = list(tmp_path.glob("carcassonne-*.json"))
         assert len(saved) == 1
+        _summary_then_new_game(d, games, session)
     finally:
         served.close()
     _replay_to_end(d, saved[0], tmp_path, "carcassonne")
@@ -239,10 +264,11 @@ def test_tile_game_in_the_browser(browser, tmp_path):
 def test_card_game_in_the_browser(browser, tmp_path):
     # seat 1 deals the first round: with seed 4 a joker turns up in the set-up, for the person
     session = PlaySession("cardcassonne", 2, (), 1, ["random"], seed=4, save_dir=tmp_path)
-    served = Served(create_app({"c": session}))
+    games = {"c": session}
+    served = Served(create_app(games))
     d = browser
     try:
-        d.get(f"{served.url}/game/c?delay=0")
+        d.get(served.open_url("/game/c?delay=0"))
         _wait_loaded(d)
         _screenshot(d, tmp_path, "card_start")
         decisions = setups = 0
@@ -271,6 +297,12 @@ def test_card_game_in_the_browser(browser, tmp_path):
             if decisions == 30:
                 _reload_resumes(d, session)
             hand = d.find_elements(By.CSS_SELECTOR, ".hand-card")
+            if hand and decisions == 5:  # card names readable: hover text and the legend
+                title = hand[0].get_attribute("title")
+                assert any(w in title for w in ("person", "building", "animal", "joker")), title
+                legend = d.find_element(By.ID, "card-legend")
+                legend.click()
+                assert "green (field) animal: pigs" in legend.text
             if decisions >= 30 and not shot and len(hand) >= 4:
                 shot = _screenshot(d, tmp_path, "play_cardcassonne")
         assert session.state.is_over and setups > 0 and shot
@@ -278,6 +310,46 @@ def test_card_game_in_the_browser(browser, tmp_path):
         _screenshot(d, tmp_path, "card_end")
         saved = list(tmp_path.glob("cardcassonne-*.json"))
         assert len(saved) == 1
+        _summary_then_new_game(d, games, session)
     finally:
         served.close()
     _replay_to_end(d, saved[0], tmp_path, "cardcassonne")
+
+
+def _summary_then_new_game(driver, games: dict, session: PlaySession) -> None:
+    """The finished game shows its summary; "new game" deals a new game, same options."""
+    summary = driver.find_element(By.ID, "summary")
+    assert summary.is_displayed()
+    rows = driver.find_elements(By.CSS_SELECTOR, "#final-scores tr")[1:]
+    points = sorted((int(s) for s in session.state.scores), reverse=True)
+    assert [int(r.find_elements(By.TAG_NAME, "td")[2].text) for r in rows] == points
+    assert "record saved to" in summary.text
+    driver.find_element(By.ID, "btn-new-summary").click()
+    WebDriverWait(driver, 20, 0.05).until(lambda d: session.game_id not in d.current_url)
+    _wait_loaded(driver)
+    new_id = driver.current_url.split("/game/")[1].split("?")[0]
+    assert list(games) == [new_id] and len(new_id) >= 20 and _body(driver, "over") == "0"
+    fresh = games[new_id]
+    assert fresh.options == session.options and fresh.seed != session.seed
+    assert not driver.find_element(By.ID, "summary").is_displayed()
+    _no_csp_violation(driver)
+
+
+def test_the_printed_url_opens_the_game(browser, tmp_path):
+    """``carcassonne-rl play`` itself: the URL it prints (with the token) opens the page."""
+    command = [sys.executable, "-m", "carcassonne_rl.cli.main", "play", "--game", "cardcassonne"]
+    command += ["--no-browser", "--port", "0", "--step-delay", "0", "--save-dir", str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("serving on http://127.0.0.1:"), line
+        url = line.split()[2]
+        assert "?token=" in url and len(url.split("?token=")[1]) >= 43  # 256 bits
+        browser.get(url)
+        _wait_loaded(browser)
+        assert "token" not in browser.current_url and _body(browser, "game") == "cardcassonne"
+        assert browser.find_element(By.ID, "btn-new").is_displayed()
+        _no_csp_violation(browser)
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -11,6 +11,7 @@ import pytest
 
 from carcassonne_rl.cli.main import main
 from carcassonne_rl.envs import cardcassonne_v0
+from carcassonne_rl.games.carcassonne import load_json as tile_load_json
 from carcassonne_rl.games.cardcassonne import KIND_NAMES, load_json
 from carcassonne_rl.play.session import PlaySession, ReplaySession
 from carcassonne_rl.play.tui import run_tui
@@ -119,6 +120,40 @@ def test_arena_save_games_writes_replayable_records(game, tmp_path, capsys):
         final = replay.payload(replay.steps)
         assert final["is_over"] and final["scores"] == result["scores"]
         assert "record" not in result
+
+
+@pytest.mark.parametrize("game", ["carcassonne", "cardcassonne"])
+def test_a_128_bit_seed_deals_the_same_games_again(game, tmp_path, capsys):
+    """Without --seed the deal seed is 128 bits; given back as --seed it replays exactly,
+    through the report, the records (JSON) and play."""
+    seed = 2**127 + 12345
+    outs = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        argv = ["arena", "--game", game, "--agents", "random,random", "--games", "1", "--seed"]
+        argv += [str(seed), "--workers", "1", "--out", str(out), "--save-games", "--no-progress"]
+        argv += ["--bootstrap", "0"]
+        assert main(argv) == 0
+        outs.append(out)
+    assert f"deal seed: {seed} " in capsys.readouterr().out
+    assert f"`--seed {seed}` plays these deals again" in (outs[0] / "arena.md").read_text()
+    reports = [json.loads((o / "arena.json").read_text()) for o in outs]
+    timeless = [
+        [{k: v for k, v in r.items() if k != "seconds"} for r in x["results"]] for x in reports
+    ]
+    assert reports[0]["seed"] == seed and timeless[0] == timeless[1]
+    records = [sorted((o / "games").glob("*.json")) for o in outs]
+    assert [p.read_text() for p in records[0]] == [p.read_text() for p in records[1]]
+    record = json.loads(records[0][0].read_text())
+    assert record["config"]["seed"] > 2**127  # the deal's seed, kept whole in the record
+    load = tile_load_json if game == "carcassonne" else load_json
+    assert load(records[0][0].read_text()).to_json() == records[0][0].read_text()
+    # play: the same seed deals the same game, a fresh one is 128 bits
+    games = [PlaySession(game, 3, (), 0, ["random"], seed=seed) for _ in range(2)]
+    assert games[0].state.to_json() == games[1].state.to_json()
+    assert json.loads(games[0].state.to_json())["config"]["seed"] == seed
+    fresh = PlaySession(game, 3, (), 0, ["random"])
+    assert 0 <= fresh.seed < 2**128 and fresh.state.to_json() != games[0].state.to_json()
 
 
 def test_card_env_renders_one_seat_view():

@@ -13,7 +13,7 @@ import json
 import random
 
 import pytest
-from play_helpers import offered_moves
+from play_helpers import offered_moves, token_client
 
 from carcassonne_rl.games.cardcassonne import determinize
 from carcassonne_rl.play import session as session_module
@@ -52,7 +52,7 @@ def checked_builder(monkeypatch):
     return built
 
 
-SESSION_FIELDS = ("log", "game_id", "mode", "names", "allow_undo", "saved", "decision")
+SESSION_FIELDS = ("log", "game_id", "mode", "names", "allow_undo", "undos", "saved", "decision")
 
 
 def _strip(payload: dict) -> str:
@@ -61,7 +61,7 @@ def _strip(payload: dict) -> str:
 
 def _play_through_server(session: PlaySession, seed: int) -> list[dict]:
     """Play the human seat through the HTTP API to the end; return every body received."""
-    client = create_app({"g": session}).test_client()
+    client = token_client(create_app({"g": session}))
     rng = random.Random(seed)
     payload = client.get("/api/games/g").get_json()
     bodies = [payload]

@@ -7,7 +7,7 @@ import json
 import random
 
 import pytest
-from play_helpers import finish, offered_moves
+from play_helpers import finish, offered_moves, token_client
 
 from carcassonne_rl.games.carcassonne import load_json as load_tile_json
 from carcassonne_rl.games.cardcassonne import load_json as load_card_json
@@ -18,7 +18,7 @@ from carcassonne_rl.play.session import PlaySession, ReplaySession
 @pytest.fixture(params=["carcassonne", "cardcassonne"])
 def served(request, tmp_path):
     session = PlaySession(request.param, 2, (), 0, ["greedy"], seed=4, save_dir=tmp_path)
-    return session, create_app({"g1": session}).test_client()
+    return session, token_client(create_app({"g1": session}))
 
 
 def _refused(client, session, method, url, status, words, **kwargs):
@@ -113,20 +113,31 @@ def test_requests_after_the_end_are_refused_and_the_record_is_saved(served, tmp_
     assert list(again.scores) == list(session.state.scores)
 
 
-def test_undo_takes_back_the_last_own_move(served):
+def test_undo_takes_back_the_last_own_move_and_redraws_the_unseen(served):
     session, client = served
-    start = session.state.to_json()
+    start = json.loads(session.state.to_json())
     payload = client.get("/api/games/g1").get_json()
     _refused(
         client, session, "post", "/api/games/g1/undo", 409, "nothing to undo", json={"seat": 0}
     )
     move = offered_moves(payload)[-1]
     client.post("/api/games/g1/action", json={"seat": 0, "action": move})
-    assert session.state.to_json() != start
+    assert session.state.history != []
     answer = client.post("/api/games/g1/undo", json={"seat": 0})
     assert answer.status_code == 200
-    assert session.state.to_json() == start
-    assert answer.get_json()["state"]["version"] == payload["version"]
+    after = answer.get_json()["state"]
+    # the seat sees exactly what it saw before its move ...
+    assert {k: v for k, v in after.items() if k != "undos"} == {
+        k: v for k, v in payload.items() if k != "undos"
+    }
+    assert after["undos"] == 1 and payload["undos"] == 0
+    undone = json.loads(session.state.to_json())
+    assert undone["actions"] == start["actions"]
+    # ... but what it had not seen was drawn afresh (and the record still loads)
+    hidden = "draw_order" if session.game == "carcassonne" else "card_order"
+    assert undone[hidden] != start[hidden]
+    load = load_tile_json if session.game == "carcassonne" else load_card_json
+    assert load(session.state.to_json()).to_json() == session.state.to_json()
 
 
 def test_agents_move_first_when_the_human_sits_later():
@@ -159,7 +170,7 @@ def test_replay_steps_through_a_record(game):
     finish(session, random.Random(5))
     record = json.loads(session.state.to_json())
     replay = ReplaySession(record, "r.json")
-    client = create_app(replay=replay).test_client()
+    client = token_client(create_app(replay=replay))
     steps = len(record["actions"])
     assert replay.steps == steps
     last = client.get(f"/api/replay?step={steps}").get_json()

@@ -129,10 +129,12 @@ def test_arena_default_report_folders_never_overwrite(tmp_path, monkeypatch, cap
     assert main([*argv, "--no-progress", "--seed", "1"]) == 0
     reports = sorted((tmp_path / "runs" / "arena").iterdir())
     assert len(reports) == 2 and all(r.name.startswith("carcassonne-") for r in reports)
-    seeds = {json.loads((r / "arena.json").read_text())["seed"] for r in reports}
-    assert seeds == {0, 1}
+    seeds = [json.loads((r / "arena.json").read_text())["seed"] for r in reports]
+    fresh = next(s for s in seeds if s != 1)  # no --seed: a fresh 128-bit seed, reported
+    assert 1 in seeds and 2**64 < fresh < 2**128
+    assert f"deal seed: {fresh} (--seed {fresh} plays" in capsys.readouterr().out
     assert main([*argv, "--no-progress", "--out", str(reports[0]), "--overwrite"]) == 0
-    assert json.loads((reports[0] / "arena.json").read_text())["seed"] == 0
+    assert json.loads((reports[0] / "arena.json").read_text())["seed"] not in (fresh, 1)
     capsys.readouterr()
 
 

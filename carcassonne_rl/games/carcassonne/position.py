@@ -165,16 +165,20 @@ class Position:
         return other.scores
 
     def shuffle_hidden(self, seed: int | None = None) -> None:
-        """Reshuffle, in place, what no player has seen: the undrawn tiles and (The Messages)
-        the message cards not drawn yet. For search on clones (sampling the hidden order);
-        the result depends only on ``seed`` and on what remains, never on the true order."""
+        """Reshuffle, in place, what no player has seen: the undrawn tiles and (The Messages
+        only) the message cards not drawn yet. For search on clones (sampling the hidden
+        order) and for undo in play; the result depends only on ``seed`` and on what remains,
+        never on the true order, and ``to_json()`` still writes a record that loads.
+
+        Without The Messages the message stack is unused and stays in its fixed order (the
+        record of such a game holds that order; a shuffled one would not load)."""
         rng = np.random.default_rng(seed)
         ints = self._ints
         lo, hi = L.O_DECK + ints[L.R_DECKPOS], L.O_DECK + ints[L.R_DECKLEN]
         # sorted first: the sample depends on which tiles remain, not on their true order
         ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
         seen = ints[L.R_MSGPOS]
-        if seen < L.NUM_MESSAGES:
+        if self.config.messages and seen < L.NUM_MESSAGES:
             lo, hi = L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES
             ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
 

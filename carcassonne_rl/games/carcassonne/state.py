@@ -148,6 +148,6 @@ def to_record(state: State) -> dict[str, Any]:
         "version": VERSION,
         "config": state.config.to_dict(),
         "draw_order": state.draw_order,
-        "message_order": state.message_order,
+        "message_order": messages or NO_MESSAGES_ORDER,
         "actions": actions,
     }

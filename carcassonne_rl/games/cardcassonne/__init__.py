@@ -29,6 +29,7 @@ from .config import CardGameConfig
 from .deal import deal_order
 from .determinize import determinize
 from .errors import IllegalActionError, NotationError, SavedGameError
+from .redeal import redeal_unseen
 from .replay import load_json, replay
 from .rules_table import DECISIONS, RULES, RulesTable
 from .scoring import building_points
@@ -62,6 +63,7 @@ __all__ = [
     "new_game",
     "parse_action_code",
     "parse_card",
+    "redeal_unseen",
     "replay",
     "view",
 ]

@@ -4,7 +4,10 @@
 const CardView = {
   selected: null, // a hand card name, "follower", or null
 
+  titles: {}, // card notation -> what it is, for hover text and the legend
+
   render(p) {
+    this.titles = p.card_titles || {};
     show("board", false);
     show("board-tools", false);
     const box = document.getElementById("cards");
@@ -33,7 +36,8 @@ const CardView = {
     }
     div.classList.add(this.colourClass(name));
     div.append(el("span", { class: "band" }), el("span", {}, name));
-    div.title = name;
+    div.title = this.titles[name] ? `${name}: ${this.titles[name]}` : name;
+    if (attrs && attrs.title) div.title = `${attrs.title} - ${div.title}`;
     return div;
   },
 
@@ -153,6 +157,20 @@ const CardView = {
     return div;
   },
 
+  // What the card names mean (a closed <details> under the players table).
+  legend() {
+    const box = el("details", { class: "legend", id: "card-legend" });
+    box.append(el("summary", {}, "card names"));
+    const table = el("table");
+    for (const [name, title] of Object.entries(this.titles)) {
+      const row = el("tr");
+      row.append(el("td", {}, name), el("td", {}, title));
+      table.append(row);
+    }
+    box.append(table);
+    return box;
+  },
+
   drawSide(p, legal) {
     const prompt = document.getElementById("prompt");
     const choices = document.getElementById("choices");
@@ -206,6 +224,7 @@ const CardView = {
       for (const name of p.collected[s]) line.append(this.card(name, {}, true));
       extra.append(line);
     }
+    extra.append(this.legend());
     const claims = p.claims.map((c, s) => [s, c]).filter(([, c]) => c.length);
     if (claims.length) {
       extra.append(el("div", {}, "scoring this round (card by card):"));

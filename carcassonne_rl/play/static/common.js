@@ -5,9 +5,14 @@
 const PLAYER_COLOURS = ["#d72828", "#285ad2", "#f0c800", "#28a03c", "#1e1e1e"];
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+// An element; a `style` attribute goes through the CSSOM (the page's CSP allows no inline
+// style attributes).
 function el(tag, attrs, text) {
   const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "style") node.style.cssText = v;
+    else node.setAttribute(k, v);
+  }
   if (text !== undefined) node.textContent = text;
   return node;
 }
@@ -64,6 +69,7 @@ const App = {
     const fromPage = parseInt(document.body.dataset.stepDelay, 10);
     this.delay = params.has("delay") ? parseInt(params.get("delay"), 10) || 0
       : (Number.isNaN(fromPage) ? 600 : fromPage);
+    document.getElementById("btn-new").addEventListener("click", () => this.newGame());
     const art = await this.request("GET", "/api/tiles");
     this.art = art.data;
     if (location.pathname.startsWith("/replay")) {
@@ -143,6 +149,21 @@ const App = {
     this.setBusy(false);
   },
 
+  // A new game with the same options and a fresh deal (asks first if this one is not over).
+  async newGame() {
+    if (this.busy || this.mode !== "play" || !this.payload) return;
+    if (!this.payload.is_over && !window.confirm("Leave this game and deal a new one?")) return;
+    this.setBusy(true);
+    const res = await this.request("POST", `/api/games/${encodeURIComponent(this.gameId)}/new`,
+      { seat: this.payload.seat });
+    if (!res.ok) {
+      this.showMessage(res.data.error || `the server refused a new game (${res.status})`);
+      this.setBusy(false);
+      return;
+    }
+    location.assign(res.data.url + location.search);
+  },
+
   // An illegal click: say why, change nothing.
   refuse(text) {
     this.showMessage(text);
@@ -154,6 +175,7 @@ const App = {
   },
 
   render(payload) {
+    show("btn-new", this.mode === "play"); // first: the header's height sets the board's
     this.payload = payload;
     payload.log = payload.log || [];
     document.body.dataset.version = payload.version;
@@ -171,6 +193,41 @@ const App = {
     else CardView.render(payload);
     this.renderLog(payload);
     this.renderEvents(payload);
+    this.renderSummary(payload);
+  },
+
+  // The end of the game: final ranking, winners, where the record was saved.
+  renderSummary(p) {
+    const box = document.getElementById("summary");
+    box.innerHTML = "";
+    box.hidden = !p.is_over;
+    if (!p.is_over) return;
+    const names = p.names || [];
+    const who = (seat) => `P${seat}${names[seat] ? " " + names[seat] : ""}`;
+    const mine = p.seat !== null && p.seat !== undefined && p.winners.includes(p.seat);
+    const head = this.mode === "play"
+      ? (mine ? (p.winners.length > 1 ? "Game over: you share the win!" : "Game over: you win!")
+        : "Game over: you lose.")
+      : "Game over.";
+    box.append(el("h2", {}, head));
+    const order = [...Array(p.players).keys()].sort((a, b) => p.scores[b] - p.scores[a] || a - b);
+    const table = el("table", { class: "players", id: "final-scores" });
+    const header = el("tr");
+    for (const t of ["place", "player", "points"]) header.append(el("th", {}, t));
+    table.append(header);
+    order.forEach((seat) => {
+      const place = 1 + order.filter((q) => p.scores[q] > p.scores[seat]).length;
+      const row = el("tr", { class: p.winners.includes(seat) ? "winner" : "" });
+      row.append(el("td", {}, String(place)), el("td", {}, who(seat)),
+        el("td", {}, String(p.scores[seat])));
+      table.append(row);
+    });
+    box.append(table);
+    if (p.saved) box.append(el("div", { class: "hint" }, `record saved to ${p.saved}`));
+    if (this.mode === "play") {
+      box.append(this.button("new game (same options, new deal)", () => this.newGame(),
+        { id: "btn-new-summary", class: "primary" }));
+    }
   },
 
   statusLine(p) {
@@ -289,3 +346,6 @@ const App = {
     return b;
   },
 };
+
+// Start once every script of the page has run (no inline script: the CSP forbids them).
+document.addEventListener("DOMContentLoaded", () => App.start());
