@@ -325,9 +325,17 @@ def _summary_then_new_game(driver, games: dict, session: PlaySession) -> None:
     assert [int(r.find_elements(By.TAG_NAME, "td")[2].text) for r in rows] == points
     assert "record saved to" in summary.text
     driver.find_element(By.ID, "btn-new-summary").click()
-    WebDriverWait(driver, 20, 0.05).until(lambda d: session.game_id not in d.current_url)
+
+    def url_game_id(d) -> str | None:
+        """The game id in the address bar once it names a game other than the old one."""
+        url = d.current_url
+        if "/game/" not in url:
+            return None
+        game_id = url.split("/game/")[1].split("?")[0].split("#")[0]
+        return game_id if game_id != session.game_id and game_id in games else None
+
+    new_id = WebDriverWait(driver, 20, 0.05).until(url_game_id)
     _wait_loaded(driver)
-    new_id = driver.current_url.split("/game/")[1].split("?")[0]
     assert list(games) == [new_id] and len(new_id) >= 20 and _body(driver, "over") == "0"
     fresh = games[new_id]
     assert fresh.options == session.options and fresh.seed != session.seed
