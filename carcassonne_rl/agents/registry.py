@@ -1,6 +1,8 @@
 """Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
 
-Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``, ``mcts``
+Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
+``heuristic`` (tile game: one move ahead with a stronger estimate, see ``tile_heuristic``),
+``mcts``
 (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations), and ``policy:PATH`` for a model saved by a
@@ -12,7 +14,7 @@ from __future__ import annotations
 from .base import Agent
 
 GAMES = ("carcassonne", "cardcassonne")
-NAMES = ("random", "greedy", "mcts", "pretrained")
+NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
@@ -44,6 +46,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         from .random_agent import CardRandomAgent, RandomAgent
 
         agent = RandomAgent(seed) if game == "carcassonne" else CardRandomAgent(seed)
+    elif name == "heuristic":
+        if game != "carcassonne":
+            raise ValueError("heuristic plays the tile game (carcassonne) only; use greedy")
+        from .tile_heuristic import TileHeuristicAgent
+
+        agent = TileHeuristicAgent(seed)
     elif name == "greedy":
         if game == "carcassonne":
             from .tile_greedy import TileGreedyAgent
