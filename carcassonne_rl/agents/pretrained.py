@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .afterstate_agent import AfterstateAgent, load_value_net, options
+from .afterstate_agent import AfterstateAgent, load_value_net, net_feature_set, options
 from .base import BaseAgent
 from .tile_greedy import settle
 from .tile_mcts import TileMCTSAgent
@@ -115,8 +115,10 @@ class ValueSearchAgent(TileMCTSAgent):
 
     def _seat_values(self, children: list[Any]) -> np.ndarray:
         """values[child, seat] in (0, 1) of settled afterstates (one forward pass)."""
-        from carcassonne_rl.encoders.afterstate_features import player_features, seat_vector
+        from carcassonne_rl.encoders.afterstate_features import player_features
+        from carcassonne_rl.encoders.table_features import feature_set
 
+        seat_vector = feature_set(net_feature_set(self.net))[1]
         n = children[0].config.players
         margins = np.empty((len(children), n))
         rows, where = [], []
