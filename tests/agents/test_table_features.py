@@ -123,3 +123,19 @@ def test_network_search_reads_the_table_features() -> None:
         code = agent.act(s, s.current_player)
         assert code in s.legal_action_codes().tolist()
         s.apply_code(code)
+
+
+def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
+    from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE, model_dir
+
+    two = load_value_net(pretrained_path("carcassonne"))
+    table = load_value_net(model_dir() / TABLE_MODEL_FILE)
+    assert net_feature_set(two) == "v1" and net_feature_set(table) == "table"
+    for players, net in ((2, two), (3, table), (5, table)):
+        s = _midgame(players, turns=20, seed=players)
+        shipped = make_agent("pretrained", "carcassonne", seed=4)
+        alone = AfterstateAgent(net, seed=4)
+        for _ in range(12):  # the same moves as the network alone, decision by decision
+            code = shipped.act(s, s.current_player)
+            assert code == alone.act(s, s.current_player)
+            s.apply_code(code)
