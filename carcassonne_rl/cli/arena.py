@@ -33,8 +33,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], policy:PATH "
-        "(a model saved by train, e.g. policy:runs/tile/final_model.zip)",
+        help="comma-separated agent specs: random, greedy, heuristic (tile game), "
+        "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K] (tile game), "
+        "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip)",
     )
     p.add_argument(
         "--opponents",
