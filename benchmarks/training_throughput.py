@@ -6,6 +6,9 @@
   default settings (``workers`` processes, ``games_in_flight`` games each, the network
   valuing every option of all of them in one batch), and the positions learnt per second
   including the learner's updates;
+- ``afterstate_tables``: the same for multi-player self-play with the ``table`` features,
+  one line per table (3, 4 and 5 seats, then the mix ``2,3,4,5`` dealt in turn), the seats
+  drawn as in training (greedy seats in half of the games);
 - ``ppo``: MaskablePPO env steps per second of ``train --algo ppo`` at its default settings
   (``n_envs`` = cores, opponents from the pool), learner updates included.
 
@@ -22,7 +25,7 @@ import platform
 import time
 
 
-def afterstate(seconds: float, workers: int) -> dict:
+def afterstate(seconds: float, workers: int, tables: tuple[str, ...] = ()) -> dict:
     from concurrent.futures import ProcessPoolExecutor
 
     from carcassonne_rl.training.afterstate.trainer import (
@@ -32,7 +35,8 @@ def afterstate(seconds: float, workers: int) -> dict:
         export,
     )
 
-    config = AfterstateConfig(workers=workers)
+    extra = {"feature_set": "table", "tables": tables} if tables else {}
+    config = AfterstateConfig(workers=workers, **extra)
     learner = Learner(config)
     state = {"games": 0}
     with ProcessPoolExecutor(workers) as pool:
@@ -52,6 +56,7 @@ def afterstate(seconds: float, workers: int) -> dict:
     return {
         "bench": "train_throughput",
         "algo": "afterstate",
+        **({"tables": ",".join(tables), "feature_set": "table"} if tables else {}),
         "workers": workers,
         "games_in_flight": config.games_in_flight,
         "decisions_per_s": round(decisions / wall, 1),
@@ -90,11 +95,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--only", choices=["afterstate", "ppo"], nargs="*",
-                    default=["afterstate", "ppo"])  # fmt: skip
+    ap.add_argument("--only", choices=["afterstate", "afterstate_tables", "ppo"], nargs="*",
+                    default=["afterstate", "afterstate_tables", "ppo"])  # fmt: skip
     args = ap.parse_args()
+    runs = []
     for name in args.only:
-        row = (afterstate if name == "afterstate" else ppo)(args.seconds, args.workers)
+        if name == "afterstate_tables":
+            runs += [(afterstate, (t,)) for t in (("3",), ("4",), ("5",), ("2", "3", "4", "5"))]
+        else:
+            runs.append((afterstate if name == "afterstate" else ppo, ()))
+    for fn, extra in runs:
+        row = fn(args.seconds, args.workers, *extra)
         row.update({"cpus": os.cpu_count(), "machine": platform.machine()})
         print(json.dumps(row), flush=True)
 

@@ -11,7 +11,8 @@ Creating the agent makes numpy's BLAS single-threaded in its process (``value_ne
 
 The network estimates ``tanh(final margin / value_scale)`` for the seat it is asked about,
 margin = own final score - best other final score; it is trained by
-:mod:`carcassonne_rl.training.afterstate`.
+:mod:`carcassonne_rl.training.afterstate`. It reads the feature set its model file names
+(``meta["feature_set"]``, see ``encoders.table_features``; files without one read ``v1``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES, afterstate_features
+from carcassonne_rl.encoders.table_features import (
+    DEFAULT_FEATURE_SET,
+    feature_set,
+    seat_features,
+)
 
 from .base import BaseAgent
 from .tile_greedy import after
@@ -61,21 +66,29 @@ def final_value(state: Any, player: int, scale: float) -> float:
     return math.tanh((float(scores[player]) - float(others.max())) / scale)
 
 
-def value_inputs(children: list[Any], player: int) -> tuple[np.ndarray, np.ndarray]:
-    """(features of the unfinished afterstates, index of each in ``children`` or -1)."""
+def net_feature_set(net: MLP) -> str:
+    """The feature set a value network reads (``v1`` for files older than the key)."""
+    return str(net.meta.get("feature_set", DEFAULT_FEATURE_SET))
+
+
+def value_inputs(
+    children: list[Any], player: int, features: str = DEFAULT_FEATURE_SET
+) -> tuple[np.ndarray, np.ndarray]:
+    """(feature set ``features`` of the unfinished afterstates, index of each in
+    ``children`` or -1)."""
     rows = []
     where = np.full(len(children), -1, np.int64)
     for i, child in enumerate(children):
         if not child.is_over:
             where[i] = len(rows)
-            rows.append(afterstate_features(child, player))
-    x = np.stack(rows) if rows else np.zeros((0, NUM_FEATURES), np.float32)
+            rows.append(seat_features(child, player, features))
+    x = np.stack(rows) if rows else np.zeros((0, feature_set(features)[0]), np.float32)
     return x, where
 
 
 def values_from(net: MLP, children: list[Any], player: int) -> np.ndarray:
     """Value of each afterstate for ``player`` (one forward pass for all)."""
-    x, where = value_inputs(children, player)
+    x, where = value_inputs(children, player, net_feature_set(net))
     out = net.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
     return combine(out, where, children, player, net.meta["value_scale"])
 
@@ -103,9 +116,14 @@ def pick(vals: np.ndarray, rng: Any, epsilon: float = 0.0, top: int = 4) -> int:
 def load_value_net(path: str | Path) -> MLP:
     """A tile-game afterstate value network from an ``.npz`` model file."""
     net = MLP.load(path, kind=MODEL_KIND)
-    if net.inputs != NUM_FEATURES:
+    try:
+        width = feature_set(net_feature_set(net))[0]
+    except ValueError as err:
+        raise ModelFileError(f"{path}: {err}") from None
+    if net.inputs != width:
         raise ModelFileError(
-            f"{path} reads {net.inputs} features; this version encodes {NUM_FEATURES}"
+            f"{path} reads {net.inputs} features; its feature set "
+            f"{net_feature_set(net)!r} has {width} in this version"
         )
     return net
 

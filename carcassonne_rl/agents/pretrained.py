@@ -6,7 +6,10 @@ there records how each was trained and how strong it measured. Loading needs no 
 access and no torch.
 
 - Tile game: ``pretrained`` is :class:`AfterstateAgent` with the shipped value network (one
-  batched forward pass per decision); ``pretrained:SIMS`` is :class:`ValueSearchAgent`, the
+  batched forward pass per decision): at 2 players the 2-player network
+  (``carcassonne_2p.npz``, features ``v1``), at 3-5 players the network trained at tables of
+  2-5 seats (``carcassonne_table.npz``, features ``table``; see docs/multiplayer.md);
+  ``pretrained:SIMS`` is :class:`ValueSearchAgent`, the
   UCT search of ``tile_mcts`` with the network valuing the leaves and the children's priors,
   ``SIMS`` simulations per decision.
 - Card game: ``pretrained`` is :class:`CardNetAgent`, the shipped policy network (the most
@@ -23,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .afterstate_agent import AfterstateAgent, load_value_net, options
+from .afterstate_agent import AfterstateAgent, load_value_net, net_feature_set, options
 from .base import BaseAgent
 from .tile_greedy import settle
 from .tile_mcts import TileMCTSAgent
@@ -31,6 +34,7 @@ from .value_net import MLP, ModelFileError, single_threaded_blas
 
 CARD_POLICY_KIND = "card_policy"
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_2p.npz"}
+TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 
 
 def model_dir() -> Path:
@@ -115,8 +119,10 @@ class ValueSearchAgent(TileMCTSAgent):
 
     def _seat_values(self, children: list[Any]) -> np.ndarray:
         """values[child, seat] in (0, 1) of settled afterstates (one forward pass)."""
-        from carcassonne_rl.encoders.afterstate_features import player_features, seat_vector
+        from carcassonne_rl.encoders.afterstate_features import player_features
+        from carcassonne_rl.encoders.table_features import feature_set
 
+        seat_vector = feature_set(net_feature_set(self.net))[1]
         n = children[0].config.players
         margins = np.empty((len(children), n))
         rows, where = [], []
@@ -172,6 +178,25 @@ class ValueSearchAgent(TileMCTSAgent):
             self._kept = {}
 
 
+class TileTableAgent(BaseAgent):
+    """The tile game's ``pretrained``: one network for 2 players, another for 3-5."""
+
+    def __init__(self, two: MLP, table: MLP, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.name = "pretrained"
+        self.two = AfterstateAgent(two, seed=seed, name="pretrained")
+        self.table = AfterstateAgent(table, seed=seed, name="pretrained")
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.two.reset(seed)
+        self.table.reset(seed)
+
+    def act(self, state: Any, player: int) -> int:
+        agent = self.two if state.config.players == 2 else self.table
+        return agent.act(state, player)
+
+
 def make_pretrained(game: str, simulations: int | None = None, seed: int | None = None) -> Any:
     """The shipped agent of ``game`` (``simulations``: the tile game's network-guided search)."""
     if game == "cardcassonne":
@@ -180,6 +205,9 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
         return CardNetAgent(MLP.load(pretrained_path(game), kind=CARD_POLICY_KIND), seed=seed)
     net = load_value_net(pretrained_path(game))
     if simulations is None:
+        table = model_dir() / TABLE_MODEL_FILE
+        if table.exists():
+            return TileTableAgent(net, load_value_net(table), seed=seed)
         return AfterstateAgent(net, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")

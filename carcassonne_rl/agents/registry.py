@@ -1,10 +1,14 @@
 """Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
 
-Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``, ``mcts``
+Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
+``heuristic`` (tile game: one move ahead with a stronger estimate, see ``tile_heuristic``),
+``mcts``
 (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
-network-guided search with 200 simulations), and ``policy:PATH`` for a model saved by a
-trainer (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder).
+network-guided search with 200 simulations; ``pretrained:search[=K]``: tile game,
+expectimax over the next tile for the K best options, see ``tile_search``), and
+``policy:PATH`` for a model saved by a trainer (``runs/NAME/final_model.zip`` or ``.npz``,
+or the run folder).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from .base import Agent
 
 GAMES = ("carcassonne", "cardcassonne")
-NAMES = ("random", "greedy", "mcts", "pretrained")
+NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
@@ -31,6 +35,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 
         if len(params) > 1:
             raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
+        if params and params[0].startswith("search"):
+            agent = _pretrained_search(spec, params[0], game, seed)
+            agent.name = spec.strip().lower()
+            return agent
         try:
             sims = int(params[0]) if params else None
         except ValueError:
@@ -44,6 +52,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         from .random_agent import CardRandomAgent, RandomAgent
 
         agent = RandomAgent(seed) if game == "carcassonne" else CardRandomAgent(seed)
+    elif name == "heuristic":
+        if game != "carcassonne":
+            raise ValueError("heuristic plays the tile game (carcassonne) only; use greedy")
+        from .tile_heuristic import TileHeuristicAgent
+
+        agent = TileHeuristicAgent(seed)
     elif name == "greedy":
         if game == "carcassonne":
             from .tile_greedy import TileGreedyAgent
@@ -71,6 +85,28 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             agent = CardMCTSAgent(sims, limit, seed)
     agent.name = spec.strip().lower()
     return agent
+
+
+def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Agent:
+    """``pretrained:search`` / ``pretrained:search=K``: expectimax over the next tile."""
+    from .pretrained import pretrained_path
+    from .tile_search import ExpectimaxAgent
+
+    if game != "carcassonne":
+        raise ValueError("pretrained:search exists for the tile game only")
+    head, sep, value = param.partition("=")
+    try:
+        if head != "search" or (sep and int(value) < 1):
+            raise ValueError
+        candidates = int(value) if sep else 4
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected pretrained:search or pretrained:search=K (K >= 1 "
+            "candidates searched)"
+        ) from None
+    from .afterstate_agent import load_value_net
+
+    return ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed)
 
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:

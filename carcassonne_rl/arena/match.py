@@ -4,6 +4,11 @@ A *lineup* is an ordered tuple of agent entries, one per seat. In the duplicate 
 deal (the tile order / card order, fixed by a deal seed) is played once per rotation of the
 lineup over the seats, so every entry meets the same luck from every seat. With more
 entries than seats, every combination of entries is a lineup (round-robin).
+
+A *versus* match (``opponents`` given) has one lineup per (agent, opponent) pair: the agent
+in one seat and ``players - 1`` copies of the opponent in the others, so "this agent
+against N-1 copies of that one" needs no hand-built lineup; with every seat rotation each
+agent plays each deal from every seat.
 """
 
 from __future__ import annotations
@@ -133,6 +138,16 @@ def lineups(n_entries: int, players: int) -> list[tuple[int, ...]]:
     return list(itertools.combinations(range(n_entries), players))
 
 
+def versus_lineups(n_agents: int, n_opponents: int, players: int) -> list[tuple[int, ...]]:
+    """Entry indices per lineup of a versus match (entries: the agents, then the
+    opponents): each agent with ``players - 1`` copies of each opponent."""
+    if n_agents < 1 or n_opponents < 1:
+        raise ValueError("a versus match needs at least one agent and one opponent")
+    return [
+        (a, *([n_agents + o] * (players - 1))) for a in range(n_agents) for o in range(n_opponents)
+    ]
+
+
 def schedule(
     setup: Setup,
     specs: Sequence[str],
@@ -140,16 +155,25 @@ def schedule(
     duplicate: bool = True,
     seed: int = 0,
     save_records: bool = False,
+    opponents: Sequence[str] | None = None,
 ) -> list[Job]:
     """Jobs of a match: ``deals`` deals per lineup, each once per rotation if ``duplicate``
     (else one game per deal, the lineup rotated by the deal index); ``save_records`` keeps
-    each game's record in its result."""
-    labels = entry_labels(specs)
+    each game's record in its result. With ``opponents`` it is a versus match (see
+    ``versus_lineups``; entry labels: ``entry_labels(specs + opponents)``; every lineup
+    plays the same deals)."""
     n = setup.players
+    if opponents:
+        table = versus_lineups(len(specs), len(opponents), n)
+        specs = [*specs, *opponents]
+    else:
+        table = lineups(len(specs), n)
+    labels = entry_labels(specs)
     jobs = []
-    for li, lineup in enumerate(lineups(len(specs), n)):
+    for li, lineup in enumerate(table):
         for d in range(deals):
-            deal = seed * 1_000_003 + li * 10_007 + d
+            # versus lineups share their deals, so agents are compared on the same luck
+            deal = seed * 1_000_003 + (0 if opponents else li * 10_007) + d
             rotations = range(n) if duplicate else [d % n]
             for r in rotations:
                 seat_entries = [lineup[(s - r) % n] for s in range(n)]

@@ -76,6 +76,25 @@ def entry_stats(results: Sequence[GameResult], labels: Sequence[str]) -> dict[st
     return out
 
 
+def versus_stats(results: Sequence[GameResult], lineup: int, agent: str, opponent: str) -> dict:
+    """One lineup of a versus match (``agent`` against copies of ``opponent``): the agent's
+    ``entry_stats`` with its ``fair_share`` (1 / players) and the opponent's per-seat win rate
+    and time per decision (its copies pooled)."""
+    games = [r for r in results if r.lineup == lineup]
+    stats = entry_stats(games, [agent, opponent])
+    players = len(games[0].seats) if games else 0
+    mine, theirs = stats[agent], stats[opponent]
+    return {
+        "agent": agent,
+        "opponent": opponent,
+        "players": players,
+        **mine,
+        "fair_share": 1.0 / players if players else math.nan,
+        "opponent_win_rate_per_seat": theirs["win_rate"],
+        "opponent_ms_per_decision": theirs["ms_per_decision"],
+    }
+
+
 def pairwise(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, dict[str, float]]:
     """Pairwise wins: ``table[a][b]`` = games where a outscored b (ties count half)."""
     table = {a: {b: 0.0 for b in labels} for a in labels}

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .match import GameResult, Setup
-from .ratings import elo_ratings, entry_stats, pairwise, rating_intervals
+from .ratings import elo_ratings, entry_stats, pairwise, rating_intervals, versus_stats
 
 
 def summarize(
@@ -17,8 +17,11 @@ def summarize(
     setup: Setup,
     extra: dict | None = None,
     bootstrap: int = 200,
+    versus: Sequence[tuple[str, str]] | None = None,
 ) -> dict:
-    """Everything the report files hold (results in schedule order)."""
+    """Everything the report files hold (results in schedule order). ``versus``: the
+    (agent, opponent) label of each lineup of a versus match, in lineup order; its rows go
+    into ``"versus"``."""
     stats = entry_stats(results, labels)
     table = pairwise(results, labels)
     elo = elo_ratings(table)
@@ -26,7 +29,7 @@ def summarize(
     for a in labels:
         stats[a]["elo"] = elo[a]
         stats[a]["elo_ci95"] = ci.get(a)
-    return {
+    out = {
         "game": setup.game,
         "players": setup.players,
         "expansions": list(setup.expansions),
@@ -35,13 +38,43 @@ def summarize(
         "entries": stats,
         "pairwise_wins": table,
     }
+    if versus:
+        out["versus"] = [versus_stats(results, li, a, o) for li, (a, o) in enumerate(versus)]
+    return out
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def versus_table(summary: dict) -> str:
+    """A versus match: one row per (agent, opponent) lineup."""
+    lines = [
+        "| agent | against | players | games | win rate [95% CI] | fair share | mean margin "
+        "| win rate by seat | opponent win rate per seat | ms/decision |",
+        "|---|---|---:|---:|---|---:|---:|---|---:|---:|",
+    ]
+    for row in summary["versus"]:
+        lo, hi = row["win_rate_ci95"]
+        seats = " / ".join(_pct(v) for v in row["seat_win_rate"].values())
+        ms = row["ms_per_decision"]
+        lines.append(
+            f"| {row['agent']} | {row['players'] - 1} x {row['opponent']} | {row['players']} "
+            f"| {row['games']} | {_pct(row['win_rate'])} [{_pct(lo)}, {_pct(hi)}] "
+            f"| {_pct(row['fair_share'])} | {row['mean_margin']:+.1f} | {seats} "
+            f"| {_pct(row['opponent_win_rate_per_seat'])} | {'' if ms is None else f'{ms:.1f}'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def markdown_table(summary: dict) -> str:
+    """One row per entry, best rating first (a versus match: its lineup table first)."""
+    if summary.get("versus"):
+        return versus_table(summary) + "\n" + entries_table(summary)
+    return entries_table(summary)
+
+
+def entries_table(summary: dict) -> str:
     """One row per entry, best rating first."""
     rows = sorted(summary["entries"].items(), key=lambda kv: -kv[1]["elo"])
     head = (

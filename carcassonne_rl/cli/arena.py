@@ -2,6 +2,8 @@
 
 Example: ``carcassonne-rl arena --game carcassonne --agents random,greedy,mcts:1000 --games 20``
 writes its report into a new folder ``runs/arena/carcassonne-DATE-TIME`` (or ``--out``).
+``carcassonne-rl arena --agents pretrained --opponents greedy --players 4`` plays the agent
+against 3 copies of the opponent (a versus match), reported with its fair share.
 """
 
 from __future__ import annotations
@@ -32,9 +34,16 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], "
-        "pretrained[:sims], policy:PATH (a model saved by train, "
-        "e.g. policy:runs/tile/final_model.zip)",
+        help="comma-separated agent specs: random, greedy, heuristic (tile game), "
+        "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K] (tile game), "
+        "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip)",
+    )
+    p.add_argument(
+        "--opponents",
+        default=None,
+        help="comma-separated agent specs: a versus match, each of --agents against "
+        "PLAYERS-1 copies of each opponent, all on the same deals (default: --agents play "
+        "each other)",
     )
     p.add_argument(
         "--games",
@@ -161,9 +170,12 @@ def run_arena(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UserError(str(err)) from None
     specs = agent_specs(args.agents, args.game, "--agents")  # fail early on a bad spec
+    opponents = agent_specs(args.opponents, args.game, "--opponents") if args.opponents else []
+    if not opponents and len(specs) < 2:
+        raise UserError("--agents names one agent: name another, or its --opponents")
     out = report_folder(args.out, args.game, args.overwrite)
     seed = secrets.randbits(128) if args.seed is None else args.seed
-    jobs = schedule(setup, specs, args.games, args.duplicate, seed, args.save_games)
+    jobs = schedule(setup, specs, args.games, args.duplicate, seed, args.save_games, opponents)
     t0 = time.perf_counter()
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
 
@@ -172,14 +184,18 @@ def run_arena(args: argparse.Namespace) -> int:
         results = run_jobs(jobs, workers=args.workers, progress=args.progress, address=address)
     except ClusterError as err:
         raise UserError(str(err)) from None
+    labels = entry_labels(specs + opponents)
+    versus = [(labels[a], labels[len(specs) + o]) for a in range(len(specs))
+              for o in range(len(opponents))]  # fmt: skip
     extra = {
         "agents": specs,
+        "opponents": opponents,
         "deals_per_lineup": args.games,
         "duplicate": args.duplicate,
         "seed": seed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    summary = summarize(results, entry_labels(specs), setup, extra, args.bootstrap)
+    summary = summarize(results, labels, setup, extra, args.bootstrap, versus)
     paths = write_report(summary, results, out)
     if args.save_games:
         paths["games"] = save_game_records(results, out / "games")

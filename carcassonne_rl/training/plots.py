@@ -50,7 +50,9 @@ def plot_training(out: Path) -> Path:
     ax1.set_ylabel(y_label)
     ax1.grid(alpha=0.3)
     opponents = [k for k in (evals[0] if evals else {}) if k not in ("timesteps", "wall_s")]
-    for opp, colour in zip(opponents, ("#d62828", "#f77f00", "#588157", "#6a4c93"), strict=False):
+    colours = ("#d62828", "#f77f00", "#588157", "#6a4c93", "#1d3557", "#e9c46a", "#2a9d8f",
+               "#8d99ae")  # fmt: skip
+    for opp, colour in zip(opponents, colours, strict=False):
         steps = [e["timesteps"] for e in evals]
         wr = np.array([e[opp]["win_rate"] for e in evals])
         lo = np.array([e[opp]["win_rate_ci95"][0] for e in evals])
@@ -66,7 +68,9 @@ def plot_training(out: Path) -> Path:
     if opponents:
         ax2.legend(loc="lower right")
     config = json.loads((out / "config.json").read_text()) if (out / "config.json").exists() else {}
-    fig.suptitle(f"{config.get('game', '')} self-play, {config.get('players', '')} players")
+    tables = config.get("tables") or []
+    seats = f"tables {', '.join(tables)}" if tables else f"{config.get('players', '')} players"
+    fig.suptitle(f"{config.get('game', '')} self-play, {seats}")
     fig.tight_layout()
     import io
 

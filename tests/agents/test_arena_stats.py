@@ -104,3 +104,49 @@ def test_cli_parser_registration() -> None:
     add_arena_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["arena", "--agents", "random,mcts:50", "--games", "3"])
     assert args.func.__name__ == "run_arena" and args.games == 3 and args.duplicate
+
+
+def test_versus_schedule_seats_the_agent_once_against_copies_of_the_opponent() -> None:
+    jobs = schedule(Setup("cardcassonne", 4), ["a", "b"], deals=2, opponents=["g"])
+    assert len(jobs) == 2 * 2 * 4  # 2 agents x 2 deals x 4 rotations
+    for lineup, agent in ((0, "a"), (1, "b")):
+        mine = [j for j in jobs if j.lineup == lineup]
+        assert all(sorted(j.labels) == sorted([agent, "g", "g", "g"]) for j in mine)
+        for deal in {j.deal for j in mine}:  # the agent sits once in every seat of a deal
+            seats = sorted(j.labels.index(agent) for j in mine if j.deal == deal)
+            assert seats == [0, 1, 2, 3]
+    # both agents meet the same deals
+    assert {j.deal for j in jobs if j.lineup == 0} == {j.deal for j in jobs if j.lineup == 1}
+    # the same agent as opponent gets its own label
+    assert schedule(Setup(), ["greedy"], 1, opponents=["greedy"])[0].labels == (
+        "greedy",
+        "greedy#2",
+    )
+
+
+def test_versus_cli_reports_the_agent_with_its_fair_share(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    argv = ["--game", "cardcassonne", "--agents", "greedy,random", "--opponents", "random"]
+    argv += ["--players", "3", "--games", "4", "--workers", "1", "--out", str(out)]
+    assert arena_main(argv + ["--no-progress", "--bootstrap", "0"]) == 0
+    printed = capsys.readouterr().out
+    assert "| greedy | 2 x random#2 | 3 | 12 |" in printed
+    data = json.loads((out / "arena.json").read_text())
+    rows = {r["agent"]: r for r in data["versus"]}
+    assert set(rows) == {"greedy", "random"} and data["opponents"] == ["random"]
+    greedy = rows["greedy"]
+    assert greedy["opponent"] == "random#2" and greedy["fair_share"] == pytest.approx(1 / 3)
+    games = [r for r in data["results"] if r["lineup"] == 0]
+    assert len(games) == 12
+    # win rate recomputed from the games: mean over deals of the agent's win shares
+    shares = {}
+    for g in games:
+        seat = g["seats"].index("greedy")
+        w = 1 / len(g["winners"]) if seat in g["winners"] else 0.0
+        shares.setdefault(g["deal"], []).append(w)
+    expect = sum(sum(v) / len(v) for v in shares.values()) / len(shares)
+    assert greedy["win_rate"] == pytest.approx(expect)
+    assert greedy["win_rate"] > 1 / 3  # greedy beats random
+    lo, hi = greedy["win_rate_ci95"]
+    assert lo <= greedy["win_rate"] <= hi
+    assert greedy["opponent_win_rate_per_seat"] == pytest.approx((1 - expect) / 2, abs=1e-9)

@@ -141,3 +141,40 @@ def test_config_round_trip_and_validation(tmp_path) -> None:
         AfterstateConfig(game="cardcassonne")
     with pytest.raises(ValueError, match="hidden"):
         AfterstateConfig(hidden=(0,))
+
+
+def test_mixed_tables_record_table_features_with_greedy_and_snapshot_seats() -> None:
+    """Self-play at several tables: every seat's positions are recorded with the table
+    features; the network seats' margins against greedy are kept per player count."""
+    from carcassonne_rl.encoders.table_features import NUM_TABLE_FEATURES
+    from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT
+
+    config = AfterstateConfig(workers=1, hidden=(8,), feature_set="table",
+                              tables=("3", "4+messages"))  # fmt: skip
+    assert config.table_list() == [(3, ()), (4, ("messages",))]
+    net = export(Learner(config).model, config)
+    assert net.meta["feature_set"] == "table" and net.inputs == NUM_TABLE_FEATURES
+    old = export(Learner(AfterstateConfig(workers=1, hidden=(8,), feature_set="table", seed=5))
+                 .model, config)  # fmt: skip
+    tables = [(3, ()), (4, ("messages",))]
+    lineups = [[NET, GREEDY, GREEDY], [NET, SNAPSHOT, GREEDY, NET]]
+    out = play_games(config, net.layers, net.meta, [1, 2], None, 0, tables, lineups, old.layers)
+    assert out["x"].shape[1] == NUM_TABLE_FEATURES and len(out["x"]) == len(out["y"])
+    assert len(out["x"]) > 100 and np.all(np.abs(out["y"]) <= 1.0)
+    by_players = out["margins_vs_greedy_by_players"]
+    assert sorted(by_players) == [3, 4] and len(by_players[3]) == 1 and len(by_players[4]) == 2
+    from carcassonne_rl.encoders.table_features import PLAYER_FEATURES, SLOT_FEATURES
+
+    present = out["x"][:, PLAYER_FEATURES + 2 * SLOT_FEATURES + PLAYER_FEATURES]  # 3rd slot
+    assert set(np.unique(present)) <= {0.0, 1.0} and present.any() and not present.all()
+
+
+def test_table_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="players must be 2-5"):
+        AfterstateConfig(tables=("6",))
+    with pytest.raises(ValueError, match="expansions must be distinct"):
+        AfterstateConfig(tables=("4+dragons",))
+    with pytest.raises(ValueError, match="expected PLAYERS"):
+        AfterstateConfig(tables=("four",))
+    with pytest.raises(ValueError, match="feature_set"):
+        AfterstateConfig(feature_set="v7")

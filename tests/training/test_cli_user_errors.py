@@ -113,6 +113,8 @@ def test_arena_errors(tmp_path, capsys) -> None:
     argv = ["arena", "--agents", "random,greedy", "--games", "1", "--workers", "1"]
     user_error(capsys, [*argv[:1], "--agents", "random,wizard"], "--agents: unknown agent")
     user_error(capsys, [*argv[:1], "--agents", " , "], "--agents names no agent")
+    user_error(capsys, [*argv[:1], "--agents", "greedy"], "--agents names one agent")
+    user_error(capsys, [*argv, "--opponents", "greedy,wizard"], "--opponents: unknown agent")
     out = tmp_path / "report"
     out.mkdir()
     (out / "arena.md").write_text("an earlier report")

@@ -25,6 +25,7 @@ SOURCES = (
     "encoders/tile_kernels.py",
     "agents/tile_eval.py",
     "encoders/afterstate_features.py",
+    "encoders/table_features.py",
 )
 _STAMP = "carcassonne_kernels.sha256"
 

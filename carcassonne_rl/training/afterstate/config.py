@@ -7,11 +7,34 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from carcassonne_rl.games.carcassonne.config import EXPANSIONS
 from carcassonne_rl.training.run_files import (
     atomic_write_json,
 )
 
 STATE_FILE = "trainer_state.json"
+FEATURE_SETS = ("v1", "table")
+
+
+def parse_table(text: str) -> tuple[int, tuple[str, ...]]:
+    """``"4+messages+labyrinth"`` -> ``(4, ("messages", "labyrinth"))``; ``ValueError`` if bad."""
+    head, *exps = [part.strip() for part in str(text).split("+")]
+    try:
+        players = int(head)
+    except ValueError:
+        raise ValueError(
+            f"table {text!r}: expected PLAYERS[+EXPANSION...], e.g. 4+messages"
+        ) from None
+    if not 2 <= players <= 5:
+        raise ValueError(f"table {text!r}: players must be 2-5")
+    unknown = [e for e in exps if e not in EXPANSIONS]
+    if unknown or len(set(exps)) != len(exps):
+        raise ValueError(f"table {text!r}: expansions must be distinct, from {EXPANSIONS}")
+    return players, tuple(exps)
+
+
+def table_label(players: int, expansions: tuple[str, ...]) -> str:
+    return "+".join([f"{players}p", *expansions])
 
 
 @dataclass
@@ -42,6 +65,13 @@ class AfterstateConfig:
     eval_every: int = 100_000
     eval_deals: int = 20
     baselines: tuple[str, ...] = ("random", "greedy")
+    # features the network reads: v1 (2-player design) or table (every opponent, 2-5 seats)
+    feature_set: str = "v1"
+    # the tables self-play deals, in turn (e.g. 2,3,4,5,4+messages+labyrinth); empty: the
+    # one table of ``players`` and ``expansions``. Evaluation plays each.
+    tables: tuple[str, ...] = ()
+    # of the games without greedy seats, the fraction where some seats are a past snapshot
+    snapshot_fraction: float = 0.0
 
     def __post_init__(self) -> None:
         if self.game != "carcassonne":
@@ -51,6 +81,13 @@ class AfterstateConfig:
         self.expansions = tuple(self.expansions)
         self.hidden = tuple(int(h) for h in self.hidden)
         self.baselines = tuple(self.baselines)
+        self.tables = tuple(str(t) for t in self.tables)
+        for t in self.tables:
+            parse_table(t)
+        if self.feature_set not in FEATURE_SETS:
+            raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {self.feature_set!r}")
+        if not 0.0 <= self.snapshot_fraction <= 1.0:
+            raise ValueError("snapshot_fraction must be in [0, 1]")
         for name in ("timesteps", "workers", "games_per_iteration", "games_in_flight",
                      "batch_size", "replay_size", "eval_deals"):  # fmt: skip
             if getattr(self, name) <= 0:
@@ -66,7 +103,7 @@ class AfterstateConfig:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        for k in ("expansions", "hidden", "baselines"):
+        for k in ("expansions", "hidden", "baselines", "tables"):
             d[k] = list(d[k])
         return d
 
@@ -80,6 +117,12 @@ class AfterstateConfig:
         if unknown:
             raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
         return cls(**data)
+
+    def table_list(self) -> list[tuple[int, tuple[str, ...]]]:
+        """(players, expansions) of each table self-play deals, in turn."""
+        if not self.tables:
+            return [(self.players, tuple(self.expansions))]
+        return [parse_table(t) for t in self.tables]
 
 
 # ------------------------------------------------------------------------- self-play

@@ -12,7 +12,7 @@ from carcassonne_rl.agents.afterstate_agent import (
     MODEL_KIND,
 )
 from carcassonne_rl.agents.value_net import MLP
-from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES
+from carcassonne_rl.encoders.table_features import feature_set
 from carcassonne_rl.training.run_files import (
     atomic_write_bytes,
 )
@@ -26,7 +26,7 @@ def _torch_net(config: AfterstateConfig):
 
     torch.manual_seed(config.seed)
     layers: list[Any] = []
-    width = NUM_FEATURES
+    width = feature_set(config.feature_set)[0]
     for h in config.hidden:
         layers += [nn.Linear(width, h), nn.ReLU()]
         width = h
@@ -45,7 +45,9 @@ def export(model, config: AfterstateConfig) -> MLP:
         "game": config.game,
         "players": config.players,
         "expansions": list(config.expansions),
-        "features": NUM_FEATURES,
+        "tables": [f"{n}{''.join('+' + e for e in exps)}" for n, exps in config.table_list()],
+        "features": feature_set(config.feature_set)[0],
+        "feature_set": config.feature_set,
         "value_scale": config.value_scale,
         "output": "tanh",
     }
@@ -61,7 +63,7 @@ class Learner:
         self.config = config
         self.model = _torch_net(config)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)
-        self.x = np.zeros((0, NUM_FEATURES), np.float32)
+        self.x = np.zeros((0, feature_set(config.feature_set)[0]), np.float32)
         self.y = np.zeros(0, np.float32)
         self.rng = np.random.default_rng(config.seed)
 

@@ -17,25 +17,33 @@ from carcassonne_rl.agents.afterstate_agent import (
     value_inputs,
 )
 from carcassonne_rl.agents.value_net import MLP, single_threaded_blas
-from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES, afterstate_features
+from carcassonne_rl.encoders.table_features import feature_set, seat_features
 
 from .config import AfterstateConfig
+
+NET, GREEDY, SNAPSHOT = 0, 1, 2  # who plays a seat
 
 
 @dataclass
 class _Game:
     state: Any
-    greedy_seat: int  # -1: every seat is the network
+    seats: list[int]  # NET, GREEDY or SNAPSHOT per seat
     features: list[list[np.ndarray]]  # per seat, its turn-end positions
     rng: random.Random  # the network seats' exploration and tie breaks
 
 
-def _new_game(config: AfterstateConfig, deal: int, greedy_seat: int, seed: int) -> _Game:
+def greedy_lineup(players: int, greedy_seat: int) -> list[int]:
+    """Seat kinds of a game with one greedy seat (-1: none, every seat the network)."""
+    return [GREEDY if s == greedy_seat else NET for s in range(players)]
+
+
+def _new_game(table: tuple[int, tuple[str, ...]], deal: int, seats: list[int], seed: int) -> _Game:
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
-    cfg = GameConfig(players=config.players, seed=deal, expansions=config.expansions)
+    players, expansions = table
+    cfg = GameConfig(players=players, seed=deal, expansions=expansions)
     rng = random.Random(seed * 1_000_003 + deal)
-    return _Game(new_game(cfg), greedy_seat, [[] for _ in range(config.players)], rng)
+    return _Game(new_game(cfg), list(seats), [[] for _ in range(players)], rng)
 
 
 def play_games(
@@ -43,54 +51,69 @@ def play_games(
     layers: list | None,
     meta: dict,
     deals: list[int],
-    greedy_seats: list[int],
+    greedy_seats: list[int] | None,
     seed: int,
+    tables: list[tuple[int, tuple[str, ...]]] | None = None,
+    lineups: list[list[int]] | None = None,
+    snapshot_layers: list | None = None,
 ) -> dict[str, Any]:
     """Play the games of ``deals`` to the end (``layers=None``: greedy vs greedy).
 
-    Returns the recorded positions, their lambda-return targets and, for games against the
-    greedy baseline, the network's results."""
+    Game ``i`` is dealt at ``tables[i]`` (default: the config's table) with the seat kinds
+    ``lineups[i]`` (NET / GREEDY / SNAPSHOT per seat; default: one greedy seat at
+    ``greedy_seats[i]``, -1 for none); SNAPSHOT seats play ``snapshot_layers`` (a past
+    network). Returns the recorded positions (every seat's), their lambda-return targets
+    and, per player count, the network seats' margins in games with greedy seats."""
     from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
 
     single_threaded_blas()
+    features = config.feature_set
+    width = feature_set(features)[0]
     net = MLP(layers, meta) if layers is not None else None
+    past = MLP(snapshot_layers, meta) if (snapshot_layers is not None and net) else net
     greedy = TileGreedyAgent(seed=seed)
-    games = [_new_game(config, d, g, seed) for d, g in zip(deals, greedy_seats, strict=True)]
+    tables = tables or [(config.players, tuple(config.expansions))] * len(deals)
+    if lineups is None:
+        lineups = [greedy_lineup(t[0], g) for t, g in zip(tables, greedy_seats, strict=True)]
+    games = [_new_game(t, d, k, seed) for t, d, k in zip(tables, deals, lineups, strict=True)]
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
-    margins_vs_greedy: list[float] = []
+    margins_vs_greedy: dict[int, list[float]] = {}
     decisions = 0
     live = list(games)
     while live:
-        # every game whose decider is the network contributes its options to one batch
-        pending = []
-        rows = []
-        n_rows = 0
+        # every game whose decider is a network contributes its options to that net's batch
+        pending: dict[int, list] = {NET: [], SNAPSHOT: []}
         for game in live:
             s = game.state
             p = s.current_player
-            if net is None or p == game.greedy_seat:
+            kind = game.seats[p]
+            if net is None or kind == GREEDY:
                 explore = net is None and config.epsilon > 0
-                _apply(game, _greedy_move(greedy, s, p, game.rng, config.epsilon if explore else 0))
+                _apply(game, _greedy_move(greedy, s, p, game.rng, config.epsilon if explore else 0),
+                       features)  # fmt: skip
                 decisions += 1
                 continue
             codes = s.legal_action_codes()
             if len(codes) == 1 and s.phase != "place_tile":
-                _apply(game, int(codes[0]))
+                _apply(game, int(codes[0]), features)
                 decisions += 1
                 continue
             opts = options(s)
-            x, where = value_inputs([o.state for o in opts], p)
-            pending.append((game, p, opts, where, n_rows, len(x)))
-            rows.append(x)
-            n_rows += len(x)
-        if pending:
-            batch = np.concatenate(rows) if rows else np.zeros((0, NUM_FEATURES), np.float32)
-            out = net.forward(batch)[:, 0] if len(batch) else np.zeros(0, np.float32)
-            for game, p, opts, where, start, n in pending:
-                vals = combine(out[start : start + n], where, [o.state for o in opts], p,
+            x, where = value_inputs([o.state for o in opts], p, features)
+            pending[kind].append((game, p, opts, where, x))
+        for kind, model in ((NET, net), (SNAPSHOT, past)):
+            items = pending[kind]
+            if not items:
+                continue
+            batch = np.concatenate([it[4] for it in items])
+            out = model.forward(batch)[:, 0] if len(batch) else np.zeros(0, np.float32)
+            start = 0
+            for game, p, opts, where, x in items:
+                vals = combine(out[start : start + len(x)], where, [o.state for o in opts], p,
                                config.value_scale)  # fmt: skip
-                _apply(game, opts[pick(vals, game.rng, config.epsilon)].code)
+                start += len(x)
+                _apply(game, opts[pick(vals, game.rng, config.epsilon)].code, features)
                 decisions += 1
         still = []
         for game in live:
@@ -98,17 +121,20 @@ def play_games(
                 x, y = _targets(game, net, config)
                 xs.append(x)
                 ys.append(y)
-                if game.greedy_seat >= 0 and net is not None:
+                if GREEDY in game.seats and NET in game.seats and net is not None:
                     scores = game.state.scores
-                    me = 1 - game.greedy_seat if config.players == 2 else (game.greedy_seat + 1)
-                    margins_vs_greedy.append(float(scores[me] - np.delete(scores, me).max()))
+                    n = len(scores)
+                    for me in (q for q in range(n) if game.seats[q] == NET):
+                        m = float(scores[me] - np.delete(scores, me).max())
+                        margins_vs_greedy.setdefault(n, []).append(m)
             else:
                 still.append(game)
         live = still
     return {
-        "x": np.concatenate(xs) if xs else np.zeros((0, NUM_FEATURES), np.float32),
+        "x": np.concatenate(xs) if xs else np.zeros((0, width), np.float32),
         "y": np.concatenate(ys) if ys else np.zeros(0, np.float32),
-        "margins_vs_greedy": margins_vs_greedy,
+        "margins_vs_greedy": [m for ms in margins_vs_greedy.values() for m in ms],
+        "margins_vs_greedy_by_players": margins_vs_greedy,
         "decisions": decisions,
         "games": len(games),
     }
@@ -122,12 +148,12 @@ def _greedy_move(greedy: Any, s: Any, player: int, rng: random.Random, epsilon: 
     return scored[rng.randrange(len(scored))][0]
 
 
-def _apply(game: _Game, code: int) -> None:
+def _apply(game: _Game, code: int, features: str) -> None:
     s = game.state
     turn, mover = s.turn, s.active_player
     s.apply_code(code)
     if s.turn != turn and not s.is_over:
-        game.features[mover].append(afterstate_features(s, mover))
+        game.features[mover].append(seat_features(s, mover, features))
 
 
 def _targets(game: _Game, net: MLP | None, config: AfterstateConfig) -> tuple:

@@ -43,20 +43,29 @@ from carcassonne_rl.training.run_files import (
     remove_temporaries,
 )
 
-from .config import STATE_FILE, AfterstateConfig
+from .config import STATE_FILE, AfterstateConfig, table_label
 from .learner import Learner, export
-from .selfplay import play_games
+from .selfplay import GREEDY, NET, SNAPSHOT, play_games
 
 __all__ = ["STATE_FILE", "AfterstateConfig", "Learner", "export", "play_games", "train_afterstate"]
 
 
 def _evaluate(config: AfterstateConfig, model_path: Path, progress: bool) -> list[dict]:
+    """Rows against each baseline; with several tables, at each table (the opponent named
+    with its table, e.g. ``greedy (4p+messages)``)."""
     from carcassonne_rl.arena.evaluation import evaluate_model_file
 
-    return evaluate_model_file(
-        model_path, config.game, config.players, config.expansions, opponents=config.baselines,
-        deals=config.eval_deals, workers=config.workers, progress=progress,
-    )  # fmt: skip
+    tables = config.table_list()
+    rows = []
+    for players, expansions in tables:
+        for row in evaluate_model_file(
+            model_path, config.game, players, expansions, opponents=config.baselines,
+            deals=config.eval_deals, workers=config.workers, progress=progress,
+        ):  # fmt: skip
+            if len(tables) > 1:
+                row = dict(row, opponent=f"{row['opponent']} ({table_label(players, expansions)})")
+            rows.append(row)
+    return rows
 
 
 def train_afterstate(
@@ -97,7 +106,7 @@ def train_afterstate(
             t0 = time.time()
             warm = state["games"] < config.warm_games
             net = export(learner.model, config)
-            results = _self_play(config, net if not warm else None, state, pool)
+            results = _self_play(config, net if not warm else None, state, pool, out)
             x = np.concatenate([r["x"] for r in results])
             y = np.concatenate([r["y"] for r in results])
             decisions = sum(r["decisions"] for r in results)
@@ -115,6 +124,14 @@ def train_afterstate(
                 writer.add_scalar("selfplay/win_rate_vs_greedy",
                                   float(np.mean([m > 0 for m in vs_greedy])), step)  # fmt: skip
                 writer.add_scalar("selfplay/margin_vs_greedy", float(np.mean(vs_greedy)), step)
+            by_players: dict[int, list[float]] = {}
+            for r in results:
+                for n, ms in r["margins_vs_greedy_by_players"].items():
+                    by_players.setdefault(n, []).extend(ms)
+            if len(config.table_list()) > 1:
+                for n, ms in sorted(by_players.items()):
+                    writer.add_scalar(f"selfplay/win_rate_vs_greedy_{n}p",
+                                      float(np.mean([m > 0 for m in ms])), step)  # fmt: skip
             if progress:
                 wr = f", vs greedy {np.mean([m > 0 for m in vs_greedy]):.0%}" if vs_greedy else ""
                 print(f"[afterstate] {step}/{config.timesteps} positions, {state['games']} games, "
@@ -166,22 +183,54 @@ def _checkpoint(learner: Learner, config: AfterstateConfig, out: Path, state: di
 
 
 def _self_play(
-    config: AfterstateConfig, net: MLP | None, state: dict, pool: ProcessPoolExecutor | None
+    config: AfterstateConfig,
+    net: MLP | None,
+    state: dict,
+    pool: ProcessPoolExecutor | None,
+    out: Path | None = None,
 ) -> list[dict]:
-    """One iteration's games, split over the workers."""
+    """One iteration's games, split over the workers. Tables are dealt in turn; a
+    ``greedy_fraction`` of the games seat 1 to PLAYERS-1 greedy baselines, a
+    ``snapshot_fraction`` of the others 1 to PLAYERS-1 seats of a past snapshot from
+    ``out/snapshots`` (the current network while there is none); the rest is self-play."""
     n = config.games_per_iteration
     base = config.seed * 1_000_003 + state["games"]
     rng = random.Random(base)
-    greedy_seats = []
-    for _ in range(n):
-        vs = net is not None and rng.random() < config.greedy_fraction
-        greedy_seats.append(rng.randrange(config.players) if vs else -1)
+    table_list = config.table_list()
+    tables = [table_list[(state["games"] + i) % len(table_list)] for i in range(n)]
+    lineups = [_lineup(config, net is not None, t[0], rng) for t in tables]
+    snapshot = _past_snapshot(out, rng) if (net is not None and config.snapshot_fraction) else None
     deals = [base + i for i in range(n)]
     layers = net.layers if net is not None else None
     meta = net.meta if net is not None else {}
     chunk = max(1, min(config.games_in_flight, math.ceil(n / config.workers)))
-    tasks = [(config, layers, meta, deals[i : i + chunk], greedy_seats[i : i + chunk], base + i)
-             for i in range(0, n, chunk)]  # fmt: skip
+    tasks = [(config, layers, meta, deals[i : i + chunk], None, base + i, tables[i : i + chunk],
+              lineups[i : i + chunk], snapshot) for i in range(0, n, chunk)]  # fmt: skip
     if pool is None:
         return [play_games(*t) for t in tasks]
     return list(pool.map(play_games, *zip(*tasks, strict=True)))
+
+
+def _lineup(config: AfterstateConfig, has_net: bool, players: int, rng: random.Random) -> list:
+    """Seat kinds of one game (see ``_self_play``); the 2-player draw is the historic one."""
+    seats = [NET] * players
+    if not has_net:
+        return seats
+    if rng.random() < config.greedy_fraction:
+        if players == 2 or not config.tables:  # one greedy seat, as before
+            seats[rng.randrange(players)] = GREEDY
+        else:
+            for s in rng.sample(range(players), rng.randint(1, players - 1)):
+                seats[s] = GREEDY
+    elif config.snapshot_fraction and rng.random() < config.snapshot_fraction:
+        for s in rng.sample(range(players), rng.randint(1, players - 1)):
+            seats[s] = SNAPSHOT
+    return seats
+
+
+def _past_snapshot(out: Path | None, rng: random.Random) -> list | None:
+    """The layers of a random snapshot of the run (``None`` if it has none yet)."""
+    files = sorted((out / "snapshots").glob("step_*.npz")) if out is not None else []
+    if not files:
+        return None
+    return MLP.load(files[rng.randrange(len(files))]).layers

@@ -1,0 +1,147 @@
+"""Expectimax over the next tile with an afterstate value network at the leaves.
+
+``pretrained:search`` (``pretrained:search=K``): the agent values all its options with the
+network, as :class:`AfterstateAgent` does, then looks one turn further for the ``K`` best
+(default 4). After a candidate, the next seat draws a tile: the draw is a chance node over
+the *public* multiset of tiles not placed yet (the pile's order is never read; the drawn tile
+counts among the unknown ones), each distinct tile with its probability. For every tile the
+next seat answers with its own best option by the network (its placement with its follower
+choice, the turn settled), and the candidate is worth the expectation of the resulting
+positions for the searching seat. A tile that would fit nowhere is left out (the rules
+discard and redraw it) and the others renormalised. The candidate with the best expectation
+is played; a finished game is valued exactly.
+
+How a leaf is valued for the searching seat: with 2 players, as minus the next seat's own
+value of its afterstate (the network's target, the margin to the best other, is then
+antisymmetric, and the network is asked only about positions of the kind it learnt: right
+after the mover's turn); with more, by the network from the searching seat.
+
+Decisions other than a tile placement (follower choices were weighed with the placement,
+The Messages' steps) take the network's best option.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.encoders.afterstate_features import player_features
+from carcassonne_rl.encoders.table_features import feature_set
+from carcassonne_rl.games.carcassonne import layout as L
+from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
+
+from .afterstate_agent import final_value, net_feature_set, options, pick, values_from
+from .base import BaseAgent
+from .value_net import MLP, single_threaded_blas
+
+
+def unknown_tiles(state: Any) -> dict[int, int]:
+    """Tile type -> count of the tiles the next seat may draw (public multiset): the pile,
+    plus the tile just drawn in a position where a tile is to be placed."""
+    ints = state._ints
+    pos, end = int(ints[L.R_DECKPOS]), int(ints[L.R_DECKLEN])
+    counts = np.bincount(ints[L.O_DECK + pos : L.O_DECK + end], minlength=1).tolist()
+    out = {t: n for t, n in enumerate(counts) if n}
+    if ints[L.R_PHASE] == L.PHASE_TILE and ints[L.R_TILE] >= 0:
+        t = int(ints[L.R_TILE])
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+def with_drawn_tile(state: Any, tile: int) -> Any | None:
+    """A clone of ``state`` (a tile to place) where the tile drawn is ``tile`` instead
+    (swapped with one copy in the pile); ``None`` if ``tile`` fits nowhere."""
+    s = state.clone()
+    ints = s._ints
+    drawn = int(ints[L.R_TILE])
+    if tile == drawn:
+        return s
+    pos, end = int(ints[L.R_DECKPOS]), int(ints[L.R_DECKLEN])
+    where = np.flatnonzero(ints[L.O_DECK + pos : L.O_DECK + end] == tile)
+    if len(where) == 0:
+        raise ValueError(f"tile type {tile} is not among the unknown tiles")
+    ints[L.O_DECK + pos + int(where[0])] = drawn
+    ints[L.O_DECK + pos - 1] = tile
+    ints[L.R_TILE] = tile
+    if gen_placements(s._board, ints, s._tiles) == 0:
+        return None
+    return s
+
+
+class ExpectimaxAgent(BaseAgent):
+    """The network's choice refined by an expectimax over the next seat's tile."""
+
+    def __init__(
+        self, net: MLP, candidates: int = 4, seed: int | None = None, name: str = "search"
+    ) -> None:
+        super().__init__(seed)
+        if candidates < 1:
+            raise ValueError(f"search needs at least 1 candidate, got {candidates}")
+        self.net = net
+        self.candidates = candidates
+        self.name = name
+        self.scale = float(net.meta["value_scale"])
+        self.seat_vector = feature_set(net_feature_set(net))[1]
+        self.nodes = 0  # afterstates valued in the last decision
+        single_threaded_blas()
+
+    def _forward(self, rows: list[np.ndarray]) -> np.ndarray:
+        return self.net.forward(np.stack(rows))[:, 0] if rows else np.zeros(0, np.float32)
+
+    def expectation(self, after: Any, me: int) -> float:
+        """Expected value for ``me`` of the settled afterstate ``after`` once the next seat
+        has drawn (chance) and played its best option (by the network)."""
+        if after.is_over:
+            return final_value(after, me, self.scale)
+        if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
+            return float(values_from(self.net, [after], me)[0])
+        nxt = after.current_player
+        two = after.config.players == 2
+        total, weight = 0.0, 0
+        for tile, count in unknown_tiles(after).items():
+            s = with_drawn_tile(after, tile)
+            if s is None:
+                continue
+            replies = [o.state for o in options(s)]
+            self.nodes += len(replies)
+            mine, theirs, rows_me, rows_them, where = [], [], [], [], []
+            for r in replies:
+                if r.is_over:
+                    theirs.append(final_value(r, nxt, self.scale))
+                    mine.append(final_value(r, me, self.scale))
+                    where.append(-1)
+                    continue
+                per, left = player_features(r)
+                rows_them.append(self.seat_vector(per, left, nxt, r.config))
+                if not two:
+                    rows_me.append(self.seat_vector(per, left, me, r.config))
+                where.append(len(rows_them) - 1)
+                theirs.append(0.0)
+                mine.append(0.0)
+            v_them = self._forward(rows_them)
+            v_me = -v_them if two else self._forward(rows_me)
+            for i, w in enumerate(where):
+                if w >= 0:
+                    theirs[i], mine[i] = float(v_them[w]), float(v_me[w])
+            best = int(np.argmax(theirs))
+            total += count * mine[best]
+            weight += count
+        if weight == 0:
+            return float(values_from(self.net, [after], me)[0])
+        return total / weight
+
+    def act(self, state: Any, player: int) -> int:
+        codes = state.legal_action_codes()
+        if len(codes) == 1 and state.phase != "place_tile":
+            return int(codes[0])
+        opts = options(state)
+        vals = values_from(self.net, [o.state for o in opts], player)
+        self.nodes = len(opts)
+        if state.phase != "place_tile" or len(opts) == 1:
+            return opts[pick(vals, self.rng)].code
+        order = np.argsort(-vals, kind="stable")[: self.candidates]
+        refined = np.full(len(opts), -np.inf)
+        for i in order:
+            refined[i] = self.expectation(opts[i].state, player)
+        return opts[pick(refined, self.rng)].code

@@ -1,0 +1,99 @@
+"""``pretrained:search``: expectimax over the next tile with the network at the leaves."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.afterstate_agent import options, values_from
+from carcassonne_rl.agents.tile_hidden import resample_hidden
+from carcassonne_rl.agents.tile_search import ExpectimaxAgent, unknown_tiles, with_drawn_tile
+from carcassonne_rl.games.carcassonne import GameConfig, new_game
+from carcassonne_rl.games.carcassonne.tiles import LETTERS
+
+
+def _position(players: int = 2, turns: int = 30, seed: int = 4, expansions=()):
+    s = new_game(GameConfig(players=players, seed=seed, expansions=expansions))
+    greedy = make_agent("greedy", "carcassonne", seed=seed)
+    while s.turn < turns:
+        s.apply_code(greedy.act(s, s.current_player))
+    return s
+
+
+def test_unknown_tiles_are_the_pile_and_the_drawn_tile() -> None:
+    s = _position()
+    counts = {LETTERS.index(k): n for k, n in s.remaining_tiles().items() if n}
+    drawn = LETTERS.index(s.current_tile)
+    counts[drawn] = counts.get(drawn, 0) + 1
+    assert unknown_tiles(s) == counts
+    shuffled = s.clone()
+    resample_hidden(shuffled, random.Random(1))
+    assert unknown_tiles(shuffled) == counts  # the pile's order does not matter
+
+
+def test_a_swapped_draw_keeps_the_unknown_tiles_and_plays_legally() -> None:
+    s = _position()
+    before = unknown_tiles(s)
+    for tile in before:
+        t = with_drawn_tile(s, tile)
+        if t is None:
+            continue
+        assert unknown_tiles(t) == before and t.current_tile == LETTERS[tile]
+        codes = t.legal_action_codes()
+        assert len(codes) > 0
+        t.apply_code(int(codes[-1]))  # the engine accepts the placements it generated
+    with pytest.raises(ValueError, match="not among the unknown"):
+        with_drawn_tile(s, next(k for k in range(len(LETTERS)) if k not in before))
+
+
+def test_the_expectation_weighs_every_tile_by_its_count() -> None:
+    """Recomputed here tile by tile: the next seat's best reply by its own value, the
+    searching seat's value = minus that (2 players), weighted by the tile counts."""
+    agent = make_agent("pretrained:search", "carcassonne", seed=0)
+    s = _position(turns=50)
+    me = s.current_player
+    after = options(s)[0].state
+    nxt = after.current_player
+    total = weight = 0.0
+    for tile, count in unknown_tiles(after).items():
+        t = with_drawn_tile(after, tile)
+        if t is None:
+            continue
+        theirs = values_from(agent.net, [o.state for o in options(t)], nxt)
+        total += count * -float(theirs.max())
+        weight += count
+    assert agent.expectation(after, me) == pytest.approx(total / weight, abs=1e-5)
+
+
+@pytest.mark.parametrize("players, expansions", [(2, ()), (3, ("messages", "labyrinth"))])
+def test_search_plays_legal_moves_without_reading_the_pile_order(players, expansions) -> None:
+    """At a few decisions of a game (played on by the network alone, for speed) the search
+    answers a legal move, and the same one when the hidden pile is reshuffled."""
+    agent = make_agent("pretrained:search=2", "carcassonne", seed=0)
+    fast = make_agent("pretrained", "carcassonne", seed=0)
+    assert isinstance(agent, ExpectimaxAgent) and agent.candidates == 2
+    s = new_game(GameConfig(players=players, seed=2, expansions=expansions))
+    checked = 0
+    while not s.is_over:
+        if s.phase == "place_tile" and s.turn % 20 == 7 or s.phase == "message":
+            agent.reset(0)
+            code = agent.act(s, s.current_player)
+            assert code in s.legal_action_codes().tolist()
+            twin = s.clone()
+            resample_hidden(twin, random.Random(s.turn))
+            agent.reset(0)
+            assert agent.act(twin, twin.current_player) == code
+            checked += 1
+        s.apply_code(fast.act(s, s.current_player))
+    assert checked >= 3 and np.all(s.scores >= 0)
+
+
+def test_search_spec_errors_are_clear() -> None:
+    for bad in ("pretrained:search=0", "pretrained:search=x", "pretrained:searching"):
+        with pytest.raises(ValueError, match="pretrained:search=K"):
+            make_agent(bad, "carcassonne")
+    with pytest.raises(ValueError, match="tile game only"):
+        make_agent("pretrained:search", "cardcassonne")
