@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 GAMES = ("carcassonne", "cardcassonne")
+OBSERVATIONS = ("v0", "v1")  # tile game: carcassonne_v0 planes or carcassonne_v1 board+globals
 TILE_NETS = ("planes", "board")  # policies.TILE_NETS
 
 
@@ -22,6 +23,7 @@ class TrainConfig:
     seed: int = 0
     n_envs: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     window: int | None = None  # tile game: encoder window (None: the encoder's default)
+    observation: str = "v0"  # tile game: "v0" (carcassonne_v0) or "v1" (carcassonne_v1)
     reward_mode: str = "score_diff"  # terminal +-1 plus score-difference shaping
     # self-play pool (see opponent_pool.PoolSchedule)
     pool_latest: float = 0.5
@@ -61,6 +63,12 @@ class TrainConfig:
         if self.expansions and self.game != "carcassonne":
             raise ValueError("expansions exist only for the tile game")
         self.baselines = tuple(self.baselines)
+        if self.observation not in OBSERVATIONS:
+            raise ValueError(
+                f"unknown observation {self.observation!r}; expected one of {OBSERVATIONS}"
+            )
+        if self.observation != "v0" and self.game != "carcassonne":
+            raise ValueError("observation v1 (carcassonne_v1) exists only for the tile game")
         if isinstance(self.warm_start_augment, str):  # from the CLI's --set FIELD=VALUE
             text = self.warm_start_augment.lower()
             if text not in ("true", "false", "1", "0"):
@@ -100,3 +108,8 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
         return cls(**data)
+
+    @property
+    def env_name(self) -> str:
+        """The env the learner plays: ``carcassonne_v0``/``_v1`` or ``cardcassonne_v0``."""
+        return f"{self.game}_{self.observation}"

@@ -71,10 +71,12 @@ class SelfPlayEnv(SingleAgentEnv):
             kwargs["expansions"] = config.expansions
             if config.window is not None:
                 kwargs["window"] = config.window
-        super().__init__(config.game, opponents=pools, **kwargs)
+        super().__init__(config.env_name, opponents=pools, **kwargs)
         self.pools = pools
-        self.flat = config.game == "carcassonne"
-        if self.flat:  # see policies.py: SB3 must not take the planes for a picture
+        # v0 planes: see policies.py, SB3 must not take them for a picture; v1's dict (board
+        # bits in [0, 1], globals) goes to SB3 as it is
+        self.flat = config.env_name == "carcassonne_v0"
+        if self.flat:
             space = self.observation_space
             self.obs_shape = space.shape
             self.observation_space = gym.spaces.Box(0, 255, (int(np.prod(space.shape)),), np.uint8)
@@ -125,8 +127,9 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
         verbose=0,
     )
     if config.game == "carcassonne":
-        shape = env.get_attr("obs_shape")[0]
-        kwargs = {"shape": shape, "channels": config.channels, "layers": config.conv_layers}
+        kwargs = {"channels": config.channels, "layers": config.conv_layers}
+        if config.observation == "v0":
+            kwargs["shape"] = env.get_attr("obs_shape")[0]
         policy_kwargs = {
             "features_extractor_class": TILE_NETS[config.tile_net],
             "features_extractor_kwargs": kwargs,
@@ -216,7 +219,7 @@ def warm(
     phase(f"warm start: fitting the policy to {len(data['actions'])} decisions")
     augment = None
     if config.warm_start_augment and config.game == "carcassonne":
-        augment = make_encoder(config.game, config.expansions, config.window)
+        augment = make_encoder(config.game, config.expansions, config.window, config.observation)
     stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed,
                      augment=augment)  # fmt: skip
     phase(f"warm start: done in {time.time() - t0:.0f} s")
@@ -289,7 +292,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
         for sub in ("checkpoints", "snapshots", "plots"):
             (out / sub).mkdir(parents=True, exist_ok=True)
     config.save(out / "config.json")
-    write_spec(out, config.game, config.expansions, config.window)
+    write_spec(out, config.game, config.expansions, config.window, config.observation)
     env = make_vec_env(config)
     try:
         if resume:

@@ -12,9 +12,14 @@ return the env's reward mode would give from there on), and fits the policy to t
 With ``warm_start_augment`` (tile game) every sample is seen turned by a quarter turn more
 in each epoch (``encoders.tile_symmetry``): over 4 epochs, in all 4 rotations, at the cost
 of one epoch each (the samples are turned batch by batch, not stored four times).
+
+With ``observation="v1"`` the samples are ``carcassonne_v1`` dicts, stored as
+``data["obs"] = {"board": (N, 46, W, W), "globals": (N, 113)}``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import torch
@@ -23,6 +28,7 @@ from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.policy_agent import make_encoder
 from carcassonne_rl.arena.match import Setup
 from carcassonne_rl.encoders import TileEncoder
+from carcassonne_rl.encoders.tile_encoder import NUM_PLANES
 from carcassonne_rl.encoders.tile_symmetry import rotate_batch
 from carcassonne_rl.runtime.progress import progress_bar
 from carcassonne_rl.training.train_config import TrainConfig
@@ -48,8 +54,8 @@ def collect(
     """Demonstrations of ``config.warm_start_agent`` playing all seats of ``games`` games
     (``progress``: a bar on a terminal, a few plain lines otherwise)."""
     bar = progress_bar(games, "warm start", "game") if progress else None
-    encoder = make_encoder(config.game, config.expansions, config.window)
-    flat = config.game == "carcassonne"
+    encoder = make_encoder(config.game, config.expansions, config.window, config.observation)
+    flat = config.env_name == "carcassonne_v0"
     setup = Setup(config.game, config.players, config.expansions)
     obs, masks, actions, seats, diffs, returns = [], [], [], [], [], []
     for g in range(games):
@@ -84,17 +90,35 @@ def collect(
     if bar is not None:
         bar.close()
     return {
-        "obs": np.stack(obs),
+        "obs": _stack(obs),
         "masks": np.stack(masks),
         "actions": np.asarray(actions, np.int64),
         "returns": np.asarray(returns, np.float32),
     }
 
 
-def _turned(encoder: TileEncoder, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray,
-            turns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """A batch of flat tile-game samples, sample ``i`` turned ``turns[i]`` quarter turns."""
+def _stack(obs: list) -> np.ndarray | dict[str, np.ndarray]:
+    """Observations stacked: one array, or one array per key of dict observations (v1)."""
+    if obs and isinstance(obs[0], dict):
+        return {key: np.stack([o[key] for o in obs]) for key in obs[0]}
+    return np.stack(obs)
+
+
+def _rows(obs: np.ndarray | dict[str, np.ndarray], idx: np.ndarray):
+    return {k: v[idx] for k, v in obs.items()} if isinstance(obs, dict) else obs[idx]
+
+
+def _turned(encoder: TileEncoder, obs, masks: np.ndarray, actions: np.ndarray,
+            turns: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:  # fmt: skip
+    """A batch of tile-game samples (flat v0 planes or v1 dicts), sample ``i`` turned
+    ``turns[i]`` quarter turns. The global values never turn: v1's ``globals`` stay."""
     w = encoder.window
+    if isinstance(obs, dict):
+        board = obs["board"]
+        planes = np.zeros((len(board), NUM_PLANES, w, w), np.uint8)  # globals: unused zeros
+        planes[:, : board.shape[1]] = board
+        planes, masks, actions = rotate_batch(planes, masks, actions, turns, w, encoder.messages)
+        return {"board": planes[:, : board.shape[1]], "globals": obs["globals"]}, masks, actions
     planes = obs.reshape(len(obs), -1, w, w)
     planes, masks, actions = rotate_batch(planes, masks, actions, turns, w, encoder.messages)
     return planes.reshape(len(obs), -1), masks, actions
@@ -108,17 +132,20 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
     policy = model.policy
     policy.set_training_mode(True)
     rng = np.random.default_rng(seed)
-    n = len(data["actions"])
+    n = len(data["actions"])  # data["obs"]: an array, or a dict of arrays (v1)
     stats = {"bc_loss": float("nan"), "value_loss": float("nan"), "accuracy": float("nan")}
     for epoch in range(epochs):
         order = rng.permutation(n)
         bc, vl, acc = [], [], []
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            obs_np, mask, act_np = data["obs"][idx], data["masks"][idx], data["actions"][idx]
+            obs_np, mask, act_np = _rows(data["obs"], idx), data["masks"][idx], data["actions"][idx]
             if augment is not None:
                 obs_np, mask, act_np = _turned(augment, obs_np, mask, act_np, (epoch + idx) % 4)
-            obs = torch.as_tensor(obs_np).float()
+            if isinstance(obs_np, dict):
+                obs = {k: torch.as_tensor(v).float() for k, v in obs_np.items()}
+            else:
+                obs = torch.as_tensor(obs_np).float()
             act = torch.as_tensor(act_np)
             ret = torch.as_tensor(data["returns"][idx])
             dist = policy.get_distribution(obs, action_masks=mask)
