@@ -171,3 +171,20 @@ def test_v1_samples_turn_as_v0_planes_do():
     assert np.array_equal(turned["globals"], glob)
     assert np.array_equal(t_masks, f_masks) and np.array_equal(t_actions, f_actions)
     assert not np.array_equal(turned["board"][1], board[1])  # sample 1: a quarter turn
+
+
+@pytest.mark.parametrize("observation", ["v0", "v1"])
+def test_warm_start_demonstrations_resume_game_by_game(tmp_path, observation):
+    config = TrainConfig(game="carcassonne", observation=observation, **TINY)
+    fresh = collect(config, games=2, seed=5)
+    first = collect(config, games=1, seed=5, cache=tmp_path)  # a collection cut short
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game_5.npz"]
+    resumed = collect(config, games=2, seed=5, cache=tmp_path)  # game 5 read, game 6 played
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game_5.npz", "game_6.npz"]
+    assert len(first["actions"]) < len(resumed["actions"]) == len(fresh["actions"])
+    for key in ("masks", "actions", "returns"):
+        assert np.array_equal(resumed[key], fresh[key])
+    if observation == "v1":
+        assert all(np.array_equal(resumed["obs"][k], fresh["obs"][k]) for k in fresh["obs"])
+    else:
+        assert np.array_equal(resumed["obs"], fresh["obs"])

@@ -13,6 +13,8 @@ A run folder holds::
     checkpoints/latest.zip    the newest checkpoint under a fixed name
     trainer_state.json        counters, pool members, evaluations at the last checkpoint
     snapshots/step_N.zip      pool members
+    warm_start/game_N.npz     the warm start's demonstrations, game by game (a run stopped
+                              while collecting them resumes from the next game)
     final_model.zip           the model after the last step
     eval_history.json         periodic arena results vs the baselines (win rate + 95% CI)
     tb/                       TensorBoard logs
@@ -214,8 +216,9 @@ def warm(
         f"to imitate ({config.game})"
     )
     data = collect(
-        config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress
-    )
+        config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress,
+        cache=out / "warm_start",
+    )  # fmt: skip
     phase(f"warm start: fitting the policy to {len(data['actions'])} decisions")
     augment = None
     if config.warm_start_augment and config.game == "carcassonne":
@@ -262,7 +265,7 @@ def _resume_point(out: Path, config: TrainConfig) -> dict | None:
     free = {"timesteps": 0, "keep_checkpoints": 0, "n_envs": 0}  # may change between sessions
     if saved.to_dict() | free != config.to_dict() | free:
         raise ValueError(f"{out} was trained with another config; resume with the same one")
-    for folder in (out, out / "checkpoints", out / "snapshots", out / "plots"):
+    for folder in (out, out / "checkpoints", out / "snapshots", out / "plots", out / "warm_start"):
         remove_temporaries(folder)  # left by writes that a kill interrupted
     for model_file in (out / "snapshots").glob("eval_*.zip"):
         model_file.unlink()  # an evaluation's model file whose evaluation was cut short

@@ -19,6 +19,8 @@ With ``observation="v1"`` the samples are ``carcassonne_v1`` dicts, stored as
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,46 +51,99 @@ def _advantage(scores: np.ndarray, seat: int) -> float:
 
 
 def collect(
-    config: TrainConfig, games: int, seed: int = 10_000, progress: bool = False
-) -> dict[str, np.ndarray]:
+    config: TrainConfig,
+    games: int,
+    seed: int = 10_000,
+    progress: bool = False,
+    cache: Path | None = None,
+) -> dict[str, Any]:
     """Demonstrations of ``config.warm_start_agent`` playing all seats of ``games`` games
-    (``progress``: a bar on a terminal, a few plain lines otherwise)."""
+    (``progress``: a bar on a terminal, a few plain lines otherwise). With ``cache`` (a
+    folder), each game's demonstrations are saved there as ``game_SEED.npz`` once played and
+    read back instead of played again: a collection cut short resumes game by game."""
     bar = progress_bar(games, "warm start", "game") if progress else None
-    encoder = make_encoder(config.game, config.expansions, config.window, config.observation)
-    flat = config.env_name == "carcassonne_v0"
-    setup = Setup(config.game, config.players, config.expansions)
-    obs, masks, actions, seats, diffs, returns = [], [], [], [], [], []
+    parts: list[dict[str, Any]] = []
     for g in range(games):
-        state = setup.new_state(seed + g)
-        agents = [
-            make_agent(config.warm_start_agent, config.game, seed=seed + 97 * g + p)
-            for p in range(config.players)
-        ]
-        first = len(actions)
-        while not state.is_over:
-            p = state.current_player
-            o = encoder.encode(state, p)
-            obs.append(o.reshape(-1) if flat else o)
-            masks.append(encoder.action_mask(state).astype(bool))
-            code = agents[p].act(state, p)
-            index = encoder.index_of(state, code)
-            if index < 0:  # outside the window (never seen with the default window)
-                raise RuntimeError(f"demonstration move {code} not expressible by the encoder")
-            actions.append(index)
-            seats.append(p)
-            diffs.append(_advantage(state.scores, p))
-            state.apply_code(int(code))
-        final = state.scores
-        winners = state.winners()
-        for i in range(first, len(actions)):
-            r = _terminal(final, winners, seats[i])
-            if config.reward_mode == "score_diff":
-                r += (_advantage(final, seats[i]) - diffs[i]) / SCORE_SCALE
-            returns.append(r)
+        path = cache / f"game_{seed + g}.npz" if cache is not None else None
+        if path is not None and path.exists():
+            parts.append(_load_game(path))
+        else:
+            parts.append(_play_game(config, seed + g, seed + 97 * g))
+            if path is not None:
+                _save_game(path, parts[-1])
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
+    return {
+        "obs": _concat([p["obs"] for p in parts]),
+        "masks": np.concatenate([p["masks"] for p in parts]),
+        "actions": np.concatenate([p["actions"] for p in parts]),
+        "returns": np.concatenate([p["returns"] for p in parts]),
+    }
+
+
+def _concat(chunks: list) -> Any:
+    if chunks and isinstance(chunks[0], dict):
+        return {key: np.concatenate([c[key] for c in chunks]) for key in chunks[0]}
+    return np.concatenate(chunks)
+
+
+def _save_game(path: Path, game: dict[str, Any]) -> None:
+    """One game's demonstrations, written atomically (compressed: the planes are sparse)."""
+    from carcassonne_rl.training.run_files import atomic_write_bytes
+
+    obs = game["obs"]
+    arrays = {f"obs_{k}": v for k, v in obs.items()} if isinstance(obs, dict) else {"obs": obs}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays, masks=np.packbits(game["masks"], axis=1),
+                        mask_size=game["masks"].shape[1], actions=game["actions"],
+                        returns=game["returns"])  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _load_game(path: Path) -> dict[str, Any]:
+    with np.load(path) as z:
+        keys = [k for k in z.files if k.startswith("obs_")]
+        obs = {k[4:]: z[k] for k in keys} if keys else z["obs"]
+        size = int(z["mask_size"])
+        masks = np.unpackbits(z["masks"], axis=1, count=size).astype(bool)
+        return {"obs": obs, "masks": masks, "actions": z["actions"], "returns": z["returns"]}
+
+
+def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any]:
+    """The demonstrations of one game (``deal``) of ``config.warm_start_agent`` in every
+    seat (seat ``p``'s agent seeded ``agent_seed + p``)."""
+    encoder = make_encoder(config.game, config.expansions, config.window, config.observation)
+    flat = config.env_name == "carcassonne_v0"
+    state = Setup(config.game, config.players, config.expansions).new_state(deal)
+    agents = [
+        make_agent(config.warm_start_agent, config.game, seed=agent_seed + p)
+        for p in range(config.players)
+    ]
+    obs, masks, actions, seats, diffs = [], [], [], [], []
+    while not state.is_over:
+        p = state.current_player
+        o = encoder.encode(state, p)
+        obs.append(o.reshape(-1) if flat else o)
+        masks.append(encoder.action_mask(state).astype(bool))
+        code = agents[p].act(state, p)
+        index = encoder.index_of(state, code)
+        if index < 0:  # outside the window (never seen with the default window)
+            raise RuntimeError(f"demonstration move {code} not expressible by the encoder")
+        actions.append(index)
+        seats.append(p)
+        diffs.append(_advantage(state.scores, p))
+        state.apply_code(int(code))
+    final = state.scores
+    winners = state.winners()
+    returns = []
+    for seat, diff in zip(seats, diffs, strict=True):
+        r = _terminal(final, winners, seat)
+        if config.reward_mode == "score_diff":
+            r += (_advantage(final, seat) - diff) / SCORE_SCALE
+        returns.append(r)
     return {
         "obs": _stack(obs),
         "masks": np.stack(masks),
