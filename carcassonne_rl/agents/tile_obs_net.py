@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .base import BaseAgent
 from .value_net import ModelFileError, single_threaded_blas
@@ -32,14 +31,19 @@ NETS = ("board", "planes")
 
 
 def conv3x3(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """3x3 convolution with zero padding 1 of ``x (C, H, W)``; ``weight (O, C, 3, 3)``."""
+    """3x3 convolution with zero padding 1 of ``x (C, H, W)``; ``weight (O, C, 3, 3)``: nine
+    matrix products with the shifted input (no im2col copy of the whole window)."""
     c, h, w = x.shape
+    o = weight.shape[0]
     padded = np.zeros((c, h + 2, w + 2), np.float32)
     padded[:, 1:-1, 1:-1] = x
-    cols = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (C, H, W, 3, 3)
-    cols = cols.transpose(1, 2, 0, 3, 4).reshape(h * w, c * 9)
-    out = cols @ weight.reshape(weight.shape[0], -1).T + bias
-    return out.T.reshape(weight.shape[0], h, w)
+    out = np.empty((o, h * w), np.float32)
+    out[:] = bias[:, None]
+    for ky in range(3):
+        for kx in range(3):
+            shifted = np.ascontiguousarray(padded[:, ky : ky + h, kx : kx + w]).reshape(c, -1)
+            out += np.ascontiguousarray(weight[:, :, ky, kx]) @ shifted
+    return out.reshape(o, h, w)
 
 
 def conv1x1(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -183,6 +187,9 @@ class TileObsPolicyAgent(BaseAgent):
         return min(index, int(np.flatnonzero(probs)[-1]))
 
     def act(self, state: Any, player: int) -> int:
+        legal = state.legal_action_codes()
+        if len(legal) == 1:  # nothing to decide (e.g. no follower can be placed)
+            return int(legal[0])
         observation = self.encoder.encode(state, player)  # the seat's own view
         observation["action_mask"] = self.encoder.action_mask(state)
         if not observation["action_mask"].any():
