@@ -187,7 +187,7 @@ NUM_GLOBALS = 113
 
 
 @njit(cache=True, nogil=True)
-def encode_globals(ints, player, nplayers, g, cap):
+def encode_globals(ints, player, nplayers, g, cap=255):
     """Write the global features of seat ``player``'s view into the zeroed ``g``; points
     (scores, figures, awards) are clipped at ``cap`` (255 for uint8 ``g``)."""
     phase = ints[L.R_PHASE]
