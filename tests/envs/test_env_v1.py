@@ -142,3 +142,19 @@ def test_maskable_ppo_multi_input_policy_takes_v1_as_it_is(extractor):
     assert model.num_timesteps >= 64
     obs, _ = SingleAgentEnv("carcassonne_v1", window=9).reset(seed=2)
     assert model.policy.observation_space.contains(obs)
+
+
+def test_bench_env_times_v1_against_v0_and_connect_four_in_one_run(capsys):
+    import json
+
+    from carcassonne_rl.cli.main import main
+
+    assert main(["bench", "env", "--env", "carcassonne_v1", "--seconds", "0.3"]) == 0
+    row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert row["env"] == "carcassonne_v1" and row["games"] >= 0
+    assert row["observation_bytes"] == 46 * 29 * 29 + 113 * 4 + 4 * 29 * 29 + 10
+    assert row["carcassonne_v0_observation_bytes"] == 159 * 29 * 29 + 4 * 29 * 29 + 10
+    ratio = row["steps_per_s"] / row["carcassonne_v0_steps_per_s"]
+    assert row["ratio_vs_carcassonne_v0"] == pytest.approx(ratio, rel=1e-2)
+    assert row["ratio"] == pytest.approx(row["steps_per_s"] / row["connect_four_v3_steps_per_s"],
+                                         rel=1e-2)  # fmt: skip
