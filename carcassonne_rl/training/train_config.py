@@ -39,6 +39,8 @@ class TrainConfig:
     warm_start_games: int = 100
     warm_start_epochs: int = 6
     warm_start_augment: bool = False  # tile game: sample i is turned (epoch + i) % 4 times
+    warm_start_learning_rate: float | None = None  # None: learning_rate
+    warm_start_batch_size: int | None = None  # None: batch_size
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -79,6 +81,10 @@ class TrainConfig:
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("warm_start_learning_rate", "warm_start_batch_size"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be > 0 (or None: the PPO value), got {value}")
         for name in (
             "snapshot_every",
             "checkpoint_every",

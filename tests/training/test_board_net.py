@@ -188,3 +188,26 @@ def test_warm_start_demonstrations_resume_game_by_game(tmp_path, observation):
         assert all(np.array_equal(resumed["obs"][k], fresh["obs"][k]) for k in fresh["obs"])
     else:
         assert np.array_equal(resumed["obs"], fresh["obs"])
+
+
+def test_warm_start_rate_batch_and_epoch_log():
+    from carcassonne_rl.cli.train import parse_overrides
+
+    sets = ["warm_start_learning_rate=1e-3", "warm_start_batch_size=32"]
+    config = TrainConfig(game="carcassonne", **{**TINY, **parse_overrides(sets)})
+    assert (config.warm_start_learning_rate, config.warm_start_batch_size) == (1e-3, 32)
+    assert (
+        TrainConfig(**parse_overrides(["warm_start_learning_rate=None"])).warm_start_learning_rate
+        is None
+    )
+    with pytest.raises(ValueError, match="warm_start_batch_size"):
+        TrainConfig(warm_start_batch_size=0)
+    data = collect(config, games=1, seed=3)
+    env = make_vec_env(config)
+    model = new_model(config, env, None)
+    env.close()
+    logged = []
+    stats = pretrain(model, data, epochs=2, batch_size=32, learning_rate=1e-3,
+                     on_epoch=lambda epoch, s: logged.append((epoch, s)))  # fmt: skip
+    assert [e for e, _ in logged] == [0, 1] and logged[-1][1] == stats
+    assert all(g["lr"] == 1e-3 for g in model.policy.optimizer.param_groups)

@@ -223,8 +223,17 @@ def warm(
     augment = None
     if config.warm_start_augment and config.game == "carcassonne":
         augment = make_encoder(config.game, config.expansions, config.window, config.observation)
-    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed,
-                     augment=augment)  # fmt: skip
+    epochs: list[dict[str, float]] = []
+
+    def on_epoch(epoch: int, stats: dict[str, float]) -> None:
+        epochs.append({k: round(v, 4) for k, v in stats.items()})
+        phase(f"warm start: epoch {epoch + 1}/{config.warm_start_epochs}: imitation loss "
+              f"{stats['bc_loss']:.3f}, accuracy {stats['accuracy']:.3f}")  # fmt: skip
+
+    stats = pretrain(model, data, config.warm_start_epochs,
+                     config.warm_start_batch_size or config.batch_size, config.seed,
+                     augment=augment, learning_rate=config.warm_start_learning_rate,
+                     on_epoch=on_epoch)  # fmt: skip
     phase(f"warm start: done in {time.time() - t0:.0f} s")
     path = out / "snapshots" / "step_0.zip"
     atomic_save_model(model, path)
@@ -235,6 +244,7 @@ def warm(
         "samples": int(len(data["actions"])),
         "seconds": round(time.time() - t0, 1),
         **stats,
+        "epochs": epochs,
     }
 
 

@@ -20,6 +20,7 @@ With ``observation="v1"`` the samples are ``carcassonne_v1`` dicts, stored as
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -180,12 +181,20 @@ def _turned(encoder: TileEncoder, obs, masks: np.ndarray, actions: np.ndarray,
 
 
 def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
-             seed: int = 0, augment: TileEncoder | None = None) -> dict[str, float]:  # fmt: skip
+             seed: int = 0, augment: TileEncoder | None = None,
+             learning_rate: float | None = None,
+             on_epoch: Callable[[int, dict[str, float]], None] | None = None,
+             ) -> dict[str, float]:  # fmt: skip
     """Fit ``model.policy`` to the demonstrations; returns the last epoch's mean losses.
     ``augment``: the tile encoder of the (flat) samples, to turn sample ``i`` by
-    ``(epoch + i) % 4`` quarter turns in each epoch; None: no rotation."""
+    ``(epoch + i) % 4`` quarter turns in each epoch; None: no rotation. ``learning_rate``:
+    the optimiser's rate while imitating (None: the model's; PPO sets its own again).
+    ``on_epoch(epoch, stats)`` is called after each epoch."""
     policy = model.policy
     policy.set_training_mode(True)
+    if learning_rate is not None:
+        for group in policy.optimizer.param_groups:
+            group["lr"] = learning_rate
     rng = np.random.default_rng(seed)
     n = len(data["actions"])  # data["obs"]: an array, or a dict of arrays (v1)
     stats = {"bc_loss": float("nan"), "value_loss": float("nan"), "accuracy": float("nan")}
@@ -219,5 +228,7 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
             acc.append((best == act).float().mean().item())
         stats = {"bc_loss": float(np.mean(bc)), "value_loss": float(np.mean(vl)),
                  "accuracy": float(np.mean(acc))}  # fmt: skip
+        if on_epoch is not None:
+            on_epoch(epoch, stats)
     policy.set_training_mode(False)
     return stats
