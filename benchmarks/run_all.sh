@@ -15,3 +15,6 @@ done
 carcassonne-rl bench env --env carcassonne_v0 --seconds "$S"
 carcassonne-rl bench env --env carcassonne_v0 --seconds "$S" --expansions messages,labyrinth
 carcassonne-rl bench env --env cardcassonne_v0 --seconds "$S"
+# carcassonne_v1 (compact observation), timed against carcassonne_v0 in the same run
+carcassonne-rl bench env --env carcassonne_v1 --seconds "$S"
+carcassonne-rl bench env --env carcassonne_v1 --seconds "$S" --expansions messages,labyrinth

@@ -24,12 +24,22 @@ SPEC_FILE = "policy_spec.json"
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, mtime), per process
 
 
-def make_encoder(game: str, expansions: tuple[str, ...] = (), window: int | None = None) -> Any:
-    """The encoder a policy for ``game`` reads (tile: window and Messages actions matter)."""
+def make_encoder(
+    game: str,
+    expansions: tuple[str, ...] = (),
+    window: int | None = None,
+    observation: str = "v0",
+) -> Any:
+    """The encoder a policy for ``game`` reads (tile: window and Messages actions matter;
+    ``observation="v1"``: ``carcassonne_v1``'s board + globals dict)."""
+    if observation not in ("v0", "v1") or (observation == "v1" and game != "carcassonne"):
+        raise ValueError(f"unknown observation {observation!r} for {game}")
     if game == "carcassonne":
         from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
+        from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
 
-        return TileEncoder(window or DEFAULT_WINDOW, messages="messages" in expansions)
+        kind = TileEncoderV1 if observation == "v1" else TileEncoder
+        return kind(window or DEFAULT_WINDOW, messages="messages" in expansions)
     if game == "cardcassonne":
         from carcassonne_rl.encoders.card_encoder import CardEncoder
 
@@ -37,9 +47,17 @@ def make_encoder(game: str, expansions: tuple[str, ...] = (), window: int | None
     raise ValueError(f"unknown game {game!r}")
 
 
-def write_spec(folder: Path, game: str, expansions: tuple[str, ...], window: int | None) -> None:
+def write_spec(
+    folder: Path,
+    game: str,
+    expansions: tuple[str, ...],
+    window: int | None,
+    observation: str = "v0",
+) -> None:
     """Record next to a model what it plays, so it can be loaded as an agent later."""
     spec = {"game": game, "expansions": list(expansions), "window": window}
+    if observation != "v0":  # older spec files have no key: v0
+        spec["observation"] = observation
     (Path(folder) / SPEC_FILE).write_text(json.dumps(spec, indent=2))
 
 
@@ -61,14 +79,19 @@ class ExportedPolicy:
 
         self.module = torch.export.load(str(path)).module()
 
-    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Action probabilities (zero where ``mask`` is False)."""
+    def probabilities(
+        self, obs: np.ndarray | dict[str, np.ndarray], mask: np.ndarray
+    ) -> np.ndarray:
+        """Action probabilities (zero where ``mask`` is False); ``obs``: one observation (an
+        array, or ``carcassonne_v1``'s dict)."""
         import torch
 
+        if isinstance(obs, dict):
+            batch = {key: torch.as_tensor(part)[None] for key, part in obs.items()}
+        else:
+            batch = torch.as_tensor(obs)[None]
         with torch.no_grad():
-            logits = self.module(
-                torch.as_tensor(obs)[None], torch.as_tensor(mask, dtype=torch.int8)[None]
-            )
+            logits = self.module(batch, torch.as_tensor(mask, dtype=torch.int8)[None])
             probs = torch.softmax(logits[0].double(), dim=0).numpy()
         probs = np.where(mask, probs, 0.0)
         return probs / probs.sum()
@@ -94,11 +117,12 @@ class PolicyAgent(BaseAgent):
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "policy",
+        observation: str = "v0",
     ) -> None:
         super().__init__(seed)
         self.model = model
         self.game = game
-        self.encoder = make_encoder(game, tuple(expansions), window)
+        self.encoder = make_encoder(game, tuple(expansions), window, observation)
         self.deterministic = deterministic
         self.name = name
 
@@ -126,6 +150,7 @@ class PolicyAgent(BaseAgent):
             deterministic=deterministic,
             seed=seed,
             name=f"policy:{path}",
+            observation=spec.get("observation", "v0"),
         )
 
     def act(self, state: Any, player: int) -> int:
@@ -141,8 +166,8 @@ class PolicyAgent(BaseAgent):
                 index = int(np.searchsorted(np.cumsum(probs), self.rng.random(), side="right"))
                 index = min(index, int(np.flatnonzero(mask)[-1]))
             return int(self.encoder.code_of(state, index))
-        if len(self.model.observation_space.shape) == 1:
-            obs = obs.reshape(-1)  # the tile policy reads flattened planes
+        if not isinstance(obs, dict) and len(self.model.observation_space.shape) == 1:
+            obs = obs.reshape(-1)  # the tile policy reads flattened v0 planes
         if self.deterministic:
             index, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
         else:

@@ -111,7 +111,8 @@ def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Ag
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
     """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
-    value network or an exported card-game policy) or a run folder holding either
+    value network, an exported tile observation policy or card-game policy) or a run folder
+    holding either
     (``final_model.zip`` / ``final_model.npz``)."""
     from pathlib import Path
 
@@ -121,11 +122,16 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
             if (target / name).exists():
                 target = target / name
                 break
-    if target.suffix == ".npz":  # tensors-only networks: tile values or card policies
+    if target.suffix == ".npz":  # tensors-only: tile values, tile or card policies
         from .afterstate_agent import AfterstateAgent, load_value_net
         from .pretrained import CARD_POLICY_KIND, CardNetAgent
+        from .tile_obs_net import TileObsNet, TileObsPolicyAgent, is_tile_obs_policy
         from .value_net import MLP
 
+        if is_tile_obs_policy(target):
+            if game != "carcassonne":
+                raise ValueError(f"policy:{path} plays carcassonne, not {game}")
+            return TileObsPolicyAgent(TileObsNet.load(target), seed=seed)
         net = MLP.load(target)
         plays = "cardcassonne" if net.meta.get("kind") == CARD_POLICY_KIND else "carcassonne"
         if plays != game:

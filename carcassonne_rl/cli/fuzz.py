@@ -23,7 +23,13 @@ def add_fuzz_parser(sub) -> None:
             "Prints one JSON line per configuration."
         ),
     )
-    fuzz.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
+    fuzz.add_argument(
+        "--game",
+        choices=["carcassonne", "carcassonne_v1", "cardcassonne"],
+        default="carcassonne",
+        help="carcassonne_v1: the tile game through the carcassonne_v1 env (compact "
+        "observation); default: carcassonne (carcassonne_v0)",
+    )
     fuzz.add_argument("--players", type=int, choices=range(2, 6), default=2)
     fuzz.add_argument(
         "--expansions",
@@ -55,9 +61,10 @@ def run_fuzz(args: argparse.Namespace) -> int:
     if args.all:
         configs = STANDARD_CONFIGS
     else:
-        if args.expansions and args.game != "carcassonne":
-            print("error: --expansions applies to --game carcassonne only", file=sys.stderr)
+        if args.expansions and args.game == "cardcassonne":
+            print("error: --expansions applies to the tile game only", file=sys.stderr)
             return 2
-        configs = (FuzzConfig(args.game, args.players, tuple(args.expansions)),)
+        game, _, version = args.game.partition("_")
+        configs = (FuzzConfig(game, args.players, tuple(args.expansions), version or "v0"),)
     rows = fuzz_many(configs, args.decisions, args.seed, args.results)
     return 0 if all(r["crashes"] == 0 and r["invariant_breaks"] == 0 for r in rows) else 1

@@ -36,7 +36,10 @@ def _add_bench_parser(sub) -> None:
     )
     env = bench_sub.add_parser("env", help="env steps/s against PettingZoo's connect_four_v3")
     env.add_argument(
-        "--env", choices=["carcassonne_v0", "cardcassonne_v0"], required=True, help="env to time"
+        "--env",
+        choices=["carcassonne_v0", "carcassonne_v1", "cardcassonne_v0"],
+        required=True,
+        help="env to time (carcassonne_v1 is also compared with carcassonne_v0, same run)",
     )
     env.add_argument(
         "--seconds", type=_positive(float), default=5.0, help="duration per env (default: 5)"
@@ -48,7 +51,7 @@ def _add_bench_parser(sub) -> None:
         "--expansions",
         type=_expansions,
         default=(),
-        help="carcassonne_v0 only: comma-separated, from messages,labyrinth (default: none)",
+        help="tile game only: comma-separated, from messages,labyrinth (default: none)",
     )
 
 
@@ -107,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "bench" and args.target == "env":
         from carcassonne_rl.testing.bench_env import main as bench_env_main
 
-        kwargs = {"expansions": args.expansions} if args.env == "carcassonne_v0" else {}
+        kwargs = {"expansions": args.expansions} if args.env.startswith("carcassonne_") else {}
         bench_env_main(args.env, args.seconds, args.players, **kwargs)
         return 0
     if args.command == "fuzz":

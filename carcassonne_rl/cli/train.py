@@ -279,8 +279,8 @@ def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
                 out[name] = tuple(v for v in text.split(",") if v)
             elif kind.startswith("int"):
                 out[name] = None if text == "None" else int(text)
-            elif kind == "float":
-                out[name] = float(text)
+            elif kind.startswith("float"):
+                out[name] = None if text == "None" else float(text)
             else:
                 out[name] = text
         except ValueError:

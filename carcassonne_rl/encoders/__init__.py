@@ -3,6 +3,8 @@
 - :class:`CardEncoder` (Cardcassonne): a flat vector per seat, action index = engine code.
 - :class:`TileEncoder` (tile game): spatial planes over a window re-centred on the board,
   action index = placement in the window x rotation, follower location, expansion decisions.
+- :class:`TileEncoderV1` (``carcassonne_v1``): the same board planes and actions, the global
+  values as one vector ``{"board", "globals"}`` instead of constant planes.
 
 Each has ``observation_space``, ``num_actions``, ``encode(state, player)`` (a fresh array),
 ``action_mask(state)``, ``index_of(state, code)`` and ``code_of(state, index)``.
@@ -10,5 +12,6 @@ Each has ``observation_space``, ``num_actions``, ``encode(state, player)`` (a fr
 
 from .card_encoder import CardEncoder
 from .tile_encoder import DEFAULT_WINDOW, TileEncoder
+from .tile_encoder_v1 import TileEncoderV1
 
-__all__ = ["DEFAULT_WINDOW", "CardEncoder", "TileEncoder"]
+__all__ = ["DEFAULT_WINDOW", "CardEncoder", "TileEncoder", "TileEncoderV1"]

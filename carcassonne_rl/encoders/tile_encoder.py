@@ -90,7 +90,7 @@ class TileEncoder:
             state._board, state._ints, state._tiles, state._segs, player, n, x0, y0, out
         )
         g = np.zeros(TK.NUM_GLOBALS, np.uint8)
-        TK.encode_globals(state._ints, player, n, g)
+        TK.encode_globals(state._ints, player, n, g, 255)
         out[TK.NUM_BOARD_PLANES :] = g[:, None, None]
 
     # ------------------------------------------------------------------ actions

@@ -171,7 +171,7 @@ def fill_mask(ints, tiles, width, x0, y0, mask):
 # global features (broadcast as constant planes after the board planes)
 G_TILE = 0  # one-hot type of the tile to place (25)
 G_REMAIN = 25  # tiles of each type left in the draw pile (25)
-G_SCORE = 50  # score per relative seat (5, clipped at 255)
+G_SCORE = 50  # score per relative seat (5, clipped at ``cap``: 255 in v0's uint8 planes)
 G_FOLLOWERS = 55  # followers in supply per relative seat (5)
 G_PHASE = 60  # phase one-hot (6, layout.PHASE_NAMES order)
 G_CURRENT = 66  # relative seat deciding now (5)
@@ -187,8 +187,9 @@ NUM_GLOBALS = 113
 
 
 @njit(cache=True, nogil=True)
-def encode_globals(ints, player, nplayers, g):
-    """Write the global features of seat ``player``'s view into the zeroed ``g``."""
+def encode_globals(ints, player, nplayers, g, cap=255):
+    """Write the global features of seat ``player``'s view into the zeroed ``g``; points
+    (scores, figures, awards) are clipped at ``cap`` (255 for uint8 ``g``)."""
     phase = ints[L.R_PHASE]
     if phase == L.PHASE_TILE:
         g[G_TILE + ints[L.R_TILE]] = 1
@@ -196,11 +197,11 @@ def encode_globals(ints, player, nplayers, g):
         g[G_REMAIN + ints[L.O_DECK + i]] += 1
     for q in range(nplayers):
         j = (q - player) % nplayers
-        g[G_SCORE + j] = min(ints[L.R_SCORES + q], 255)
+        g[G_SCORE + j] = min(ints[L.R_SCORES + q], cap)
         g[G_FOLLOWERS + j] = ints[L.R_FOLLOWERS + q]
         g[G_PRESENT + j] = 1
-        g[G_FIG_A + j] = min(ints[L.R_FIG_A + q], 255)
-        g[G_FIG_B + j] = min(ints[L.R_FIG_B + q], 255)
+        g[G_FIG_A + j] = min(ints[L.R_FIG_A + q], cap)
+        g[G_FIG_B + j] = min(ints[L.R_FIG_B + q], cap)
     g[G_PHASE + phase] = 1
     if phase != L.PHASE_OVER:
         g[G_CURRENT + (ints[L.R_PLAYER] - player) % nplayers] = 1
@@ -213,5 +214,15 @@ def encode_globals(ints, player, nplayers, g):
         g[G_NEXT + ints[L.O_MSGDECK + pos % L.NUM_MESSAGES] - 1] = 1
     if phase == L.PHASE_FIGURE:
         b = L.O_AWARDS + ints[L.R_AQ_HEAD] * L.AQ_FIELDS
-        g[G_AWARD] = min(ints[b + 1], 255)
+        g[G_AWARD] = min(ints[b + 1], cap)
         g[G_RECEIVER + (ints[b] - player) % nplayers] = 1
+
+
+@njit(cache=True, nogil=True)
+def encode_split(board, ints, tiles, segs, player, nplayers, out_board, out_globals, cap):
+    """``carcassonne_v1`` in one call: the window, the board planes into the zeroed
+    ``out_board`` (46, W, W) and the globals into the zeroed ``out_globals`` (points
+    clipped at ``cap``)."""
+    x0, y0 = window_origin(ints, tiles, out_board.shape[1])
+    encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out_board)
+    encode_globals(ints, player, nplayers, out_globals, cap)

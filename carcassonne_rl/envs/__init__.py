@@ -1,9 +1,10 @@
 """PettingZoo AEC environments of both games, and a single-agent Gymnasium view.
 
-``carcassonne_v0`` (tile game) and ``cardcassonne_v0`` (card game): ``env(**kwargs)``
-(wrapped like PettingZoo's classic environments) and ``raw_env``. Both are registered in
-PettingZoo's registry as ``carcassonne_rl/carcassonne-v0`` and ``carcassonne_rl/cardcassonne-v0``
-when the installed PettingZoo has one.
+``carcassonne_v0`` (tile game), ``carcassonne_v1`` (tile game, compact observation: board
+planes + a globals vector) and ``cardcassonne_v0`` (card game): ``env(**kwargs)`` (wrapped
+like PettingZoo's classic environments) and ``raw_env``. They are registered in PettingZoo's
+registry as ``carcassonne_rl/carcassonne-v0``, ``carcassonne_rl/carcassonne-v1`` and
+``carcassonne_rl/cardcassonne-v0`` when the installed PettingZoo has one.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ def _register() -> None:
         from pettingzoo import register
     except ImportError:  # older PettingZoo: no registry
         return
-    for name in ("carcassonne_v0", "cardcassonne_v0"):
+    for name in ("carcassonne_v0", "carcassonne_v1", "cardcassonne_v0"):
         try:
             register(
                 "aec",
-                f"carcassonne_rl/{name.replace('_v0', '-v0')}",
+                f"carcassonne_rl/{name.replace('_v', '-v')}",
                 entry_point=f"carcassonne_rl.envs.{name}:env",
             )
         except Exception:  # pragma: no cover - registry API differs

@@ -82,6 +82,8 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
 
     metadata = {**GameEnv.metadata, "name": "carcassonne_v0"}
     RESET_OPTIONS = ("draw_order", "message_order", "fill_pile", "record")
+    #: the encoder built when none is given (``carcassonne_v1`` puts its own here)
+    ENCODER: type[TileEncoder] = TileEncoder
 
     def __init__(
         self,
@@ -110,7 +112,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
                 f"figure_choice={figure_choice!r} is given, but The Messages are not on: add "
                 "'messages' to expansions"
             )
-        encoder = encoder or TileEncoder.for_config(self.config, window)
+        encoder = encoder or self.ENCODER.for_config(self.config, window)
         super().__init__(players, encoder, reward_mode, render_mode)
 
     def _new_state(self, seed: int, options: dict[str, Any]) -> State:

@@ -1,8 +1,10 @@
 """The AEC environment logic shared by both games (subclassed per game).
 
 Agents are ``player_0`` .. ``player_{n-1}`` (seat order of the engine). Observations are
-``{"observation": encoder tensor for that agent ("me first"), "action_mask": int8}``; the
-mask is the legal set for the agent to move and all zeros for the others.
+``{"observation": encoder tensor for that agent ("me first"), "action_mask": int8}``, or,
+for an encoder whose observation is itself a dict (``carcassonne_v1``), that dict's parts
+with ``"action_mask"`` beside them; the mask is the legal set for the agent to move and all
+zeros for the others.
 
 Rewards (``reward_mode``):
 
@@ -50,12 +52,15 @@ class GameEnv(AECEnv):
         self.num_actions = int(encoder.num_actions)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": encoder.observation_space,
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-            }
-        )
+        mask_space = spaces.Box(0, 1, (self.num_actions,), np.int8)
+        # a dict observation (v1) keeps its parts at the top level, beside the mask
+        self._dict_observation = isinstance(encoder.observation_space, spaces.Dict)
+        if self._dict_observation:
+            obs_space = spaces.Dict({**encoder.observation_space.spaces, "action_mask": mask_space})
+        else:
+            obs_space = spaces.Dict(
+                {"observation": encoder.observation_space, "action_mask": mask_space}
+            )
         act_space = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
@@ -154,6 +159,9 @@ class GameEnv(AECEnv):
             mask = self.current_mask().copy()
         else:
             mask = self._zero_mask.copy()
+        if self._dict_observation:
+            obs["action_mask"] = mask
+            return obs
         return {"observation": obs, "action_mask": mask}
 
     def current_mask(self) -> np.ndarray:

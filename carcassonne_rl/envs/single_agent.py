@@ -3,9 +3,11 @@
 The learner plays one seat (``learner_seat``, or a random seat at each reset); the other
 seats are played by ``opponents``: objects with ``act(state, player) -> engine code`` (the
 Agent protocol of ``carcassonne_rl.agents``) or callables ``(state, player) -> code``. The
-observation is the encoder tensor of the learner, ``action_masks()`` (a method of the env,
-so MaskablePPO works through ``SubprocVecEnv``) its legal actions; the reward is the sum of
-the learner's rewards (the env's ``reward_mode``) from its action to its next decision.
+observation is the encoder's observation of the learner (``carcassonne_v1``: the dict
+``{"board", "globals"}``, which SB3's ``MultiInputPolicy`` takes as it is),
+``action_masks()`` (a method of the env, so MaskablePPO works through ``SubprocVecEnv``) its
+legal actions; the reward is the sum of the learner's rewards (the env's ``reward_mode``)
+from its action to its next decision.
 An illegal action ends the episode with reward -1 (``info["illegal_action"]``).
 """
 
@@ -22,18 +24,22 @@ from .random_opponent import RandomOpponent
 GAMES = {
     "carcassonne": "carcassonne_v0",
     "carcassonne_v0": "carcassonne_v0",
+    "carcassonne_v1": "carcassonne_v1",
     "cardcassonne": "cardcassonne_v0",
     "cardcassonne_v0": "cardcassonne_v0",
 }
 
 
 def make_raw_env(game: str, **kwargs: Any):
-    """The raw AEC env of ``game`` (``carcassonne``/``cardcassonne``, with or without ``_v0``)."""
+    """The raw AEC env of ``game`` (``carcassonne``/``cardcassonne``, with or without ``_v0``;
+    ``carcassonne_v1``)."""
     name = GAMES.get(game)
     if name is None:
         raise ValueError(f"unknown game {game!r}; expected one of {sorted(GAMES)}")
     if name == "carcassonne_v0":
         from .carcassonne_v0 import raw_env
+    elif name == "carcassonne_v1":
+        from .carcassonne_v1 import raw_env
     else:
         from .cardcassonne_v0 import raw_env
     return raw_env(**kwargs)

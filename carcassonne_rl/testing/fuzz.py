@@ -6,13 +6,16 @@ observation and mask at every step) until ``decisions`` actions have been taken,
 
 - every step: the agent PettingZoo selects is the engine's ``current_player``; the mask is
   not empty while the game runs and maps exactly onto the engine's legal codes; the
-  observation has the space's shape and dtype; after the action, tiles / cards and
-  followers are conserved and each score equals the sum of that seat's score events;
+  observation (each part of a ``carcassonne_v1`` dict) has the space's shape and dtype;
+  after the action, tiles / cards and followers are conserved and each score equals the sum
+  of that seat's score events;
 - sampled: an illegal engine code is refused (``IllegalActionError``) with the state
   unchanged; a type-invalid env action (float, ``None``, out of range) is refused with
   the env unchanged; ``clone()`` and ``load_json(to_json())`` copies equal the state and,
   given the rest of the game's actions, end in the same final state; a waiting seat's mask
-  is all zeros; tile letters / card kinds and the score events one by one (public API).
+  is all zeros; tile letters / card kinds and the score events one by one (public API);
+  a ``carcassonne_v1`` observation lies in its space and equals ``carcassonne_v0``'s
+  encoding of the same position (board planes; globals up to v0's 255 clipping).
 
 A Python exception escaping a game counts as a crash (the run goes on with a new game).
 The result is one JSON-able dict: ``{"decisions", "games", "crashes",
@@ -37,6 +40,7 @@ import numpy as np
 from .fuzz_checks import CardChecks, TileChecks
 
 GAMES = ("carcassonne", "cardcassonne")
+VERSIONS = ("v0", "v1")  # v1: carcassonne_v1 (the tile game's compact observation)
 ILLEGAL_CHECK_EVERY = 53  # decisions between two refused-illegal-action checks
 COPY_CHECK_EVERY = 211  # decisions between two clone / JSON round-trip checks
 OTHER_SEAT_CHECK_EVERY = 101  # decisions between two checks of a waiting seat's observation
@@ -46,11 +50,13 @@ MAX_MESSAGES = 5  # failure messages kept per kind
 
 @dataclass(frozen=True)
 class FuzzConfig:
-    """One env configuration: game, number of seats, tile-game expansions."""
+    """One env configuration: game, number of seats, tile-game expansions, env version
+    (``"v1"``: ``carcassonne_v1``, tile game only)."""
 
     game: str = "carcassonne"
     players: int = 2
     expansions: tuple[str, ...] = ()
+    version: str = "v0"
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -61,19 +67,24 @@ class FuzzConfig:
             raise ValueError(f"players must be an int from 2 to 5, got {self.players!r}")
         if self.expansions and self.game != "carcassonne":
             raise ValueError("expansions exist for the tile game (carcassonne) only")
+        if self.version not in VERSIONS:
+            raise ValueError(f"version must be one of {VERSIONS}, got {self.version!r}")
+        if self.version != "v0" and self.game != "carcassonne":
+            raise ValueError(f"{self.game} has only v0; v1 is the tile game's (carcassonne)")
 
     @property
     def name(self) -> str:
         """E.g. ``carcassonne_v0 p2 messages+labyrinth``."""
         extra = f" {'+'.join(self.expansions)}" if self.expansions else ""
-        return f"{self.game}_v0 p{self.players}{extra}"
+        return f"{self.game}_{self.version} p{self.players}{extra}"
 
     def make_env(self):
         """The wrapped PettingZoo env of this configuration."""
         if self.game == "carcassonne":
-            from carcassonne_rl.envs import carcassonne_v0
+            from carcassonne_rl.envs import carcassonne_v0, carcassonne_v1
 
-            return carcassonne_v0.env(players=self.players, expansions=self.expansions)
+            module = carcassonne_v1 if self.version == "v1" else carcassonne_v0
+            return module.env(players=self.players, expansions=self.expansions)
         from carcassonne_rl.envs import cardcassonne_v0
 
         return cardcassonne_v0.env(players=self.players)
@@ -89,6 +100,8 @@ STANDARD_CONFIGS: tuple[FuzzConfig, ...] = (
     FuzzConfig("carcassonne", 4, ("messages", "labyrinth")),
     FuzzConfig("carcassonne", 4, ("messages",)),
     FuzzConfig("carcassonne", 4, ("labyrinth",)),
+    FuzzConfig("carcassonne", 2, version="v1"),
+    FuzzConfig("carcassonne", 4, ("messages", "labyrinth"), version="v1"),
 )
 
 
@@ -156,7 +169,8 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
     raw = env.unwrapped
     copies: list[tuple[int, Any, str]] = []
     agents = raw.possible_agents
-    obs_space = raw.observation_space(agents[0])["observation"]
+    space = raw.observation_space(agents[0])
+    parts = [k for k in space if k != "action_mask"]  # "observation", or v1's parts
     while raw.agents:
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -168,9 +182,10 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
         agent = raw.agent_selection
         if state.is_over or agent != agents[state.current_player]:
             tally.fail(f"PettingZoo selects {agent}, the engine seat {state.current_player}")
-        observation = obs["observation"]
-        if observation.shape != obs_space.shape or observation.dtype != obs_space.dtype:
-            tally.fail(f"observation {observation.shape} {observation.dtype} off its space")
+        for part in parts:
+            got, want = obs[part], space[part]
+            if got.shape != want.shape or got.dtype != want.dtype:
+                tally.fail(f"observation {part} {got.shape} {got.dtype} off its space")
         indices = np.flatnonzero(obs["action_mask"])
         legal = state.legal_action_codes().tolist()
         if indices.size == 0:
@@ -189,6 +204,8 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
             other = agents[(agents.index(agent) + 1) % len(agents)]
             if env.observe(other)["action_mask"].any():
                 tally.fail(f"waiting seat {other} has a non-zero mask")
+        if n % THOROUGH_CHECK_EVERY == 0 and "board" in parts:
+            _check_v1_observation(raw, space, obs, tally)
         if n % ILLEGAL_CHECK_EVERY == 0:
             _check_refusals(env, checks, rng, tally, int(indices[0]))
         if n % COPY_CHECK_EVERY == 0:
@@ -209,6 +226,21 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
                 tally.fail(problem)
     tally.games += 1
     _check_copies(copies, raw.state, checks, tally)
+
+
+def _check_v1_observation(raw: Any, space: Any, obs: dict, tally: _Tally) -> None:
+    """A ``carcassonne_v1`` observation: in its space, and v0's planes of the same view."""
+    from carcassonne_rl.encoders.tile_encoder import TileEncoder
+
+    tally.checks["v1_observation"] += 1
+    if not space.contains(obs):
+        tally.fail("carcassonne_v1 observation outside its observation space")
+    encoder = raw.encoder
+    v0 = TileEncoder(encoder.window, encoder.messages)
+    state = raw.state
+    planes = v0.encode(state, state.current_player)
+    if not np.array_equal(encoder.to_planes(obs), planes):
+        tally.fail("carcassonne_v1 observation differs from carcassonne_v0's planes")
 
 
 def _check_refusals(env: Any, checks: Any, rng: random.Random, tally: _Tally, legal_index: int):
@@ -262,6 +294,7 @@ def fuzz(config: FuzzConfig, decisions: int, seed: int = 0) -> dict[str, Any]:
         "game": config.game,
         "players": config.players,
         "expansions": list(config.expansions),
+        "version": config.version,
         "seed": seed,
         "decisions": tally.decisions,
         "games": tally.games,

@@ -4,7 +4,8 @@ A playthrough resets an env with a seed and plays it to the end, choosing unifor
 (``random.Random(seed)``) among the mask's legal indices; optionally, at step
 ``illegal_at``, it plays an illegal in-range index instead (the classic-wrapper behaviour:
 the game ends with -1 for its maker). Each step records, before the action, the agent to
-move and a hash of every agent's observation and of every agent's mask, then the action,
+move and a hash of every agent's observation (of each part of a ``carcassonne_v1`` dict, in
+key order) and of every agent's mask, then the action,
 and after it every agent's reward and the scores. Hashes are BLAKE2b of fixed-dtype
 little-endian bytes (uint8 planes, float32 vectors, int8 masks), so they do not depend on
 the platform. Files are JSON under ``tests/golden/`` (``regenerate.py`` rewrites them).
@@ -23,7 +24,7 @@ import numpy as np
 
 FORMAT = 1
 COLUMNS = ["agent", "action", "observations", "masks", "rewards", "scores"]
-ENV_NAMES = ("carcassonne_v0", "cardcassonne_v0")
+ENV_NAMES = ("carcassonne_v0", "carcassonne_v1", "cardcassonne_v0")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class GoldenSpec:
             from carcassonne_rl.envs import carcassonne_v0
 
             return carcassonne_v0.env(**self.kwargs)
+        if self.env == "carcassonne_v1":
+            from carcassonne_rl.envs import carcassonne_v1
+
+            return carcassonne_v1.env(**self.kwargs)
         if self.env == "cardcassonne_v0":
             from carcassonne_rl.envs import cardcassonne_v0
 
@@ -73,6 +78,14 @@ def _standard_specs() -> list[GoldenSpec]:
     specs.append(GoldenSpec("cardcassonne_v0", {"players": 3, "reward_mode": "score_diff"}, 2))
     specs.append(GoldenSpec("carcassonne_v0", {"players": 2}, 3, illegal_at=9))
     specs.append(GoldenSpec("cardcassonne_v0", {"players": 2}, 3, illegal_at=9))
+    # carcassonne_v1: every seat count, both expansions, shaping, an illegal move
+    for players in (2, 3, 4, 5):
+        specs.append(GoldenSpec("carcassonne_v1", {"players": players}, 0))
+    for players in (2, 4):
+        expansions = ["messages", "labyrinth"]
+        specs.append(GoldenSpec("carcassonne_v1", {"players": players, "expansions": expansions}))
+    specs.append(GoldenSpec("carcassonne_v1", {"players": 3, "reward_mode": "score_diff"}, 2))
+    specs.append(GoldenSpec("carcassonne_v1", {"players": 2}, 3, illegal_at=9))
     return specs
 
 
@@ -99,6 +112,13 @@ def _combined_hash(arrays: list[np.ndarray]) -> str:
     return digest.hexdigest()
 
 
+def _observation_parts(observed: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The observation arrays of one agent's dict (v0: ``observation``; v1: its parts)."""
+    if "observation" in observed:
+        return [observed["observation"]]
+    return [observed[key] for key in sorted(observed) if key != "action_mask"]
+
+
 def play(spec: GoldenSpec) -> list[list[Any]]:
     """The rows (``COLUMNS``) of ``spec``'s playthrough, one per ``step`` call."""
     env = spec.make_env()
@@ -110,7 +130,7 @@ def play(spec: GoldenSpec) -> list[list[Any]]:
     while env.agents:
         agent = env.agent_selection
         observed = [env.observe(a) for a in agents]
-        obs_hash = _combined_hash([o["observation"] for o in observed])
+        obs_hash = _combined_hash([part for o in observed for part in _observation_parts(o)])
         mask_hash = _combined_hash([o["action_mask"] for o in observed])
         _, _, terminated, truncated, _ = env.last(observe=False)
         if terminated or truncated:

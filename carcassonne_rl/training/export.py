@@ -4,6 +4,9 @@
   logits) becomes an ``MLP`` of kind ``card_policy`` that ``agents.pretrained.CardNetAgent``
   plays with numpy alone (no torch, no pickle); the value network and the optimiser state
   are left out;
+- a MaskablePPO tile-game run on ``carcassonne_v1`` observations: the policy (board network
+  features and action head) becomes a ``TileObsNet`` that ``agents.tile_obs_net``
+  plays with numpy alone, from the observation dict only;
 - an afterstate-TD tile-game run: its ``final_model.npz`` is already that format; it is
   checked and copied.
 
@@ -19,6 +22,7 @@ import numpy as np
 
 from carcassonne_rl.agents.afterstate_agent import load_value_net
 from carcassonne_rl.agents.pretrained import CARD_POLICY_KIND
+from carcassonne_rl.agents.tile_obs_net import TILE_OBS_POLICY_KIND, TileObsNet
 from carcassonne_rl.agents.value_net import MLP
 
 from .run_folder import model_and_config
@@ -52,6 +56,31 @@ def export_card_policy(zip_path: Path) -> MLP:
     return MLP(layers, meta)
 
 
+def export_tile_policy(zip_path: Path) -> TileObsNet:
+    """The policy of a tile-game MaskablePPO model over ``carcassonne_v1`` observations as a
+    numpy :class:`TileObsNet` (the value network and the optimiser state are left out)."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(zip_path, device="cpu")
+    policy = model.policy
+    fx = policy.features_extractor
+    kind = {"TileBoardNet": "board", "TilePlanes": "planes"}.get(type(fx).__name__)
+    if kind is None or not hasattr(model.observation_space, "spaces"):
+        raise ValueError(f"{zip_path}: not a tile policy over carcassonne_v1 observations")
+    arrays = {k: v.detach().numpy().copy() for k, v in fx.state_dict().items()}
+    for name, tensor in policy.action_net.other.state_dict().items():
+        arrays[f"other.{name}"] = tensor.detach().numpy().copy()
+    window = model.observation_space["board"].shape[-1]
+    placements = 4 * window * window
+    num_actions = int(model.action_space.n)
+    meta = {
+        "kind": TILE_OBS_POLICY_KIND, "game": "carcassonne", "net": kind, "window": window,
+        "messages": num_actions > placements + 10, "last_plane": int(fx.last_plane),
+        "pool_block": int(getattr(fx, "pool_block", -1)), "source": Path(zip_path).name,
+    }  # fmt: skip
+    return TileObsNet(arrays, meta)
+
+
 def export_run(run: str | Path, out: Path) -> str:
     """Write ``out`` from a run folder or model file; returns what was exported."""
     model, cfg = model_and_config(run)
@@ -60,8 +89,16 @@ def export_run(run: str | Path, out: Path) -> str:
         load_value_net(model)  # checks it is a complete value network of this version
         shutil.copyfile(model, out)
         return f"tile-game value network {model} -> {out}"
+    if cfg["game"] == "carcassonne" and cfg.get("observation") == "v1":
+        tile = export_tile_policy(model)
+        tile.save(out)
+        weights = sum(v.size for v in tile.p.values())
+        return f"tile-game observation policy of {model} -> {out} ({weights:,} weights)"
     if cfg["game"] != "cardcassonne":
-        raise ValueError("only card-game PPO policies and afterstate value networks export")
+        raise ValueError(
+            "only card-game PPO policies, tile-game PPO policies on carcassonne_v1 "
+            "observations and afterstate value networks export"
+        )
     net = export_card_policy(model)
     net.save(out)
     weights = sum(w.size for w, _ in net.layers)

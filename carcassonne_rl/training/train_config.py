@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 GAMES = ("carcassonne", "cardcassonne")
+OBSERVATIONS = ("v0", "v1")  # tile game: carcassonne_v0 planes or carcassonne_v1 board+globals
 TILE_NETS = ("planes", "board")  # policies.TILE_NETS
 
 
@@ -22,6 +23,7 @@ class TrainConfig:
     seed: int = 0
     n_envs: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     window: int | None = None  # tile game: encoder window (None: the encoder's default)
+    observation: str = "v0"  # tile game: "v0" (carcassonne_v0) or "v1" (carcassonne_v1)
     reward_mode: str = "score_diff"  # terminal +-1 plus score-difference shaping
     # self-play pool (see opponent_pool.PoolSchedule)
     pool_latest: float = 0.5
@@ -37,6 +39,8 @@ class TrainConfig:
     warm_start_games: int = 100
     warm_start_epochs: int = 6
     warm_start_augment: bool = False  # tile game: sample i is turned (epoch + i) % 4 times
+    warm_start_learning_rate: float | None = None  # None: learning_rate
+    warm_start_batch_size: int | None = None  # None: batch_size
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -61,6 +65,12 @@ class TrainConfig:
         if self.expansions and self.game != "carcassonne":
             raise ValueError("expansions exist only for the tile game")
         self.baselines = tuple(self.baselines)
+        if self.observation not in OBSERVATIONS:
+            raise ValueError(
+                f"unknown observation {self.observation!r}; expected one of {OBSERVATIONS}"
+            )
+        if self.observation != "v0" and self.game != "carcassonne":
+            raise ValueError("observation v1 (carcassonne_v1) exists only for the tile game")
         if isinstance(self.warm_start_augment, str):  # from the CLI's --set FIELD=VALUE
             text = self.warm_start_augment.lower()
             if text not in ("true", "false", "1", "0"):
@@ -71,6 +81,10 @@ class TrainConfig:
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("warm_start_learning_rate", "warm_start_batch_size"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be > 0 (or None: the PPO value), got {value}")
         for name in (
             "snapshot_every",
             "checkpoint_every",
@@ -100,3 +114,8 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
         return cls(**data)
+
+    @property
+    def env_name(self) -> str:
+        """The env the learner plays: ``carcassonne_v0``/``_v1`` or ``cardcassonne_v0``."""
+        return f"{self.game}_{self.observation}"

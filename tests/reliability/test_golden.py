@@ -39,7 +39,24 @@ def test_a_changed_step_is_reported_with_its_step_and_column() -> None:
     assert "steps" in first_difference(tampered)
 
 
-@pytest.mark.parametrize("env", ["carcassonne_v0", "cardcassonne_v0"])
+V1_SPECS = [s for s in STANDARD_SPECS if s.env == "carcassonne_v1"]
+
+
+@pytest.mark.parametrize("spec", V1_SPECS, ids=lambda s: s.file_name[:-5])
+def test_v1_golden_plays_the_v0_game_move_for_move(spec) -> None:
+    """carcassonne_v1 changes the observation only: its golden game has v0's agents,
+    actions, masks, rewards and scores at every step (the observations differ)."""
+    v0_name = spec.file_name.replace("carcassonne_v1", "carcassonne_v0")
+    v1 = json.loads((GOLDEN / spec.file_name).read_text())["steps"]
+    v0 = json.loads((GOLDEN / v0_name).read_text())["steps"]
+    assert len(v1) == len(v0) > 0
+    same = [COLUMNS.index(c) for c in ("agent", "action", "masks", "rewards", "scores")]
+    for row1, row0 in zip(v1, v0, strict=True):
+        assert [row1[i] for i in same] == [row0[i] for i in same]
+        assert row1[COLUMNS.index("observations")] != row0[COLUMNS.index("observations")]
+
+
+@pytest.mark.parametrize("env", ["carcassonne_v0", "carcassonne_v1", "cardcassonne_v0"])
 def test_illegal_index_golden_ends_the_game_with_minus_one(env) -> None:
     """The classic-wrapper rule is part of the goldens: an illegal in-range index ends the
     game at once, -1 for its maker and 0 for the others, scores unchanged."""

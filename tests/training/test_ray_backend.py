@@ -20,6 +20,7 @@ TINY_NETS = {
     "carcassonne": ["--set", "channels=8", "--set", "conv_layers=2"],
     "cardcassonne": ["--set", "hidden=32"],
 }
+V1 = ["--set", "observation=v1"]  # the tile game through carcassonne_v1 (board + globals)
 
 
 @pytest.fixture(scope="module")
@@ -30,13 +31,23 @@ def local_ray():
     ray.shutdown()
 
 
-@pytest.mark.parametrize(("game", "runners"), [("cardcassonne", 0), ("carcassonne", 1)])
-def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game, runners):
+@pytest.mark.parametrize(
+    ("game", "runners", "extra"),
+    [("cardcassonne", 0, []), ("carcassonne", 1, []), ("carcassonne", 0, V1)],
+    ids=["cardcassonne", "carcassonne", "carcassonne_v1"],
+)
+def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game, runners, extra):
     run = tmp_path / game
     args = ["train", "--backend", "rllib", "--game", game, "--timesteps", "200"]
     args += ["--out", str(run), "--num-env-runners", str(runners), "--snapshot-every", "100"]
     args += ["--eval-every", "0", "--eval-deals", "1", "--no-progress", *TINY, *TINY_NETS[game]]
-    assert main(args) == 0
+    assert main(args + extra) == 0
+    if extra:  # the same RLModule class, built on carcassonne_v1's dict observation
+        from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+
+        assert json.loads((run / "policy_spec.json").read_text())["observation"] == "v1"
+        assert isinstance(make_agent(f"policy:{run / 'final_model.pt2'}", game).encoder,
+                          TileEncoderV1)  # fmt: skip
     state = json.loads((run / "trainer_state.json").read_text())
     assert state["backend"] == "rllib" and state["timesteps"] >= 200
     assert len(state["snapshots"]) >= 2 and all(f.endswith(".pt2") for f in state["snapshots"])

@@ -1,14 +1,18 @@
 """Policy networks for MaskablePPO, shaped after the encoders.
 
-Tile game (:class:`TilePolicy`): the observation is ``(C, W, W)`` planes (handed to SB3
-flattened, see ``selfplay.SelfPlayEnv``: SB3 would otherwise take the uint8 planes for a
-channels-last picture, transpose and rescale them) whose first
+Tile game (:class:`TilePolicy`): the observation is ``carcassonne_v0``'s ``(C, W, W)``
+planes (handed to SB3 flattened, see ``selfplay.SelfPlayEnv``: SB3 would otherwise take the
+uint8 planes for a channels-last picture, transpose and rescale them) whose first
 ``board_planes`` are spatial and the rest constant "global" planes (tile to place, scores,
-phase, ...). A small convolutional trunk reads the board, with the globals added as a
-per-channel bias, and a 1x1 convolution gives the 4 rotation logits of every window cell:
-the placement logits come straight from the board picture (no giant dense layer). The
-other decisions (follower, The Messages) and the value read a pooled summary of the trunk
-plus the trunk's features at the tile placed last, plus the globals.
+phase, ...), or ``carcassonne_v1``'s dict ``{"board": (46, W, W), "globals": (113,)}``,
+which both extractors read as it is (a ``Dict`` observation space: give no ``shape``), e.g.
+``MaskablePPO("MultiInputPolicy", env, policy_kwargs={"features_extractor_class":
+TileBoardNet})`` or ``MaskablePPO(TilePolicy, env, policy_kwargs=...)``. A small
+convolutional trunk reads the board, with the globals added as a per-channel bias, and a 1x1
+convolution gives the 4 rotation logits of every window cell: the placement logits come
+straight from the board picture (no giant dense layer). The other decisions (follower, The
+Messages) and the value read a pooled summary of the trunk plus the trunk's features at the
+tile placed last, plus the globals.
 :class:`TileBoardNet` (``TrainConfig.tile_net = "board"``) adds global-pooling biases to
 the trunk and to a deeper placement head.
 
@@ -34,8 +38,8 @@ CARD_NET_ARCH = {"pi": [256, 256], "vf": [256, 256]}
 
 def _init_tile_extractor(
     net: BaseFeaturesExtractor,
-    observation_space: gym.spaces.Box,
-    shape: tuple[int, int, int],
+    observation_space: gym.spaces.Box | gym.spaces.Dict,
+    shape: tuple[int, int, int] | None,
     board_planes: int,
     last_plane: int,
     channels: int,
@@ -43,8 +47,15 @@ def _init_tile_extractor(
 ) -> None:
     """What both tile networks share: the planes' layout, the feature size (4 placement
     logits per cell + the summary), the stem over the board planes and the globals' bias."""
+    if isinstance(observation_space, gym.spaces.Dict):  # carcassonne_v1: board + globals
+        board_planes, height, width = observation_space["board"].shape
+        shape = (board_planes + observation_space["globals"].shape[0], height, width)
+    elif shape is None:
+        raise ValueError("a flat planes observation needs shape=(C, W, W)")
     planes, height, width = shape
-    if int(np.prod(shape)) != int(np.prod(observation_space.shape)):
+    if not isinstance(observation_space, gym.spaces.Dict) and int(np.prod(shape)) != int(
+        np.prod(observation_space.shape)
+    ):
         raise ValueError(f"observation of shape {observation_space.shape} is not {shape}")
     net.shape = tuple(shape)
     net.board_planes = board_planes
@@ -57,13 +68,25 @@ def _init_tile_extractor(
     net.global_bias = nn.Linear(net.num_globals, channels)
 
 
+def board_and_globals(
+    net: BaseFeaturesExtractor, obs: torch.Tensor | dict[str, torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(board planes ``(B, 46, W, W)``, log1p of the globals ``(B, G)``) of a batch: from
+    v1's dict as it is, from v0's flat planes by reading the globals out of one cell (global
+    values range from one-hot bits to scores in the hundreds: log1p tames them)."""
+    if isinstance(obs, dict):
+        return obs["board"].float(), torch.log1p(obs["globals"].float())
+    x = obs.float().reshape(obs.shape[0], *net.shape)
+    return x[:, : net.board_planes], torch.log1p(x[:, net.board_planes :, 0, 0])
+
+
 class TilePlanes(BaseFeaturesExtractor):
     """Features = placement logits (4 W^2, index order of the encoder) + a summary vector."""
 
     def __init__(
         self,
-        observation_space: gym.spaces.Box,
-        shape: tuple[int, int, int],
+        observation_space: gym.spaces.Box | gym.spaces.Dict,
+        shape: tuple[int, int, int] | None = None,
         board_planes: int = NUM_BOARD_PLANES,
         last_plane: int = B_LAST,
         channels: int = 32,
@@ -78,16 +101,13 @@ class TilePlanes(BaseFeaturesExtractor):
         self.place_head = nn.Conv2d(channels, 4, 1)
         self.summary = nn.Sequential(nn.Linear(3 * channels + self.num_globals, hidden), nn.ReLU())
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = obs.float().reshape(obs.shape[0], *self.shape)
-        board = x[:, : self.board_planes]
-        # global values range from one-hot bits to scores up to 255: log1p tames them
-        glob = torch.log1p(x[:, self.board_planes :, 0, 0])
+    def forward(self, obs: torch.Tensor | dict[str, torch.Tensor]) -> torch.Tensor:
+        board, glob = board_and_globals(self, obs)
         h = torch.relu(self.stem(board) + self.global_bias(glob)[:, :, None, None])
         for conv in self.trunk:
             h = torch.relu(h + conv(h))
         # encoder index = (wy * W + wx) * 4 + rotation
-        place = self.place_head(h).permute(0, 2, 3, 1).reshape(x.shape[0], -1)
+        place = self.place_head(h).permute(0, 2, 3, 1).reshape(board.shape[0], -1)
         # the trunk at the tile placed last: what its follower decision is about
         at_last = (h * board[:, self.last_plane : self.last_plane + 1]).sum(dim=(2, 3))
         pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), at_last, glob], dim=1)
@@ -122,8 +142,8 @@ class TileBoardNet(BaseFeaturesExtractor):
 
     def __init__(
         self,
-        observation_space: gym.spaces.Box,
-        shape: tuple[int, int, int],
+        observation_space: gym.spaces.Box | gym.spaces.Dict,
+        shape: tuple[int, int, int] | None = None,
         board_planes: int = NUM_BOARD_PLANES,
         last_plane: int = B_LAST,
         channels: int = 32,
@@ -143,11 +163,8 @@ class TileBoardNet(BaseFeaturesExtractor):
         self.place_head = nn.Conv2d(channels, 4, 1)
         self.summary = nn.Sequential(nn.Linear(3 * channels + self.num_globals, hidden), nn.ReLU())
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = obs.float().reshape(obs.shape[0], *self.shape)
-        board = x[:, : self.board_planes]
-        # global values range from one-hot bits to scores up to 255: log1p tames them
-        glob = torch.log1p(x[:, self.board_planes :, 0, 0])
+    def forward(self, obs: torch.Tensor | dict[str, torch.Tensor]) -> torch.Tensor:
+        board, glob = board_and_globals(self, obs)
         h = torch.relu(self.stem(board) + self.global_bias(glob)[:, :, None, None])
         for i, conv in enumerate(self.trunk):
             update = conv(h)
@@ -156,7 +173,7 @@ class TileBoardNet(BaseFeaturesExtractor):
             h = torch.relu(h + update)
         p = torch.relu(self.place_hidden(h) + self.place_pool(h))
         # encoder index = (wy * W + wx) * 4 + rotation
-        place = self.place_head(p).permute(0, 2, 3, 1).reshape(x.shape[0], -1)
+        place = self.place_head(p).permute(0, 2, 3, 1).reshape(board.shape[0], -1)
         at_last = (h * board[:, self.last_plane : self.last_plane + 1]).sum(dim=(2, 3))
         pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3)), at_last, glob], dim=1)
         return torch.cat([place, self.summary(pooled)], dim=1)

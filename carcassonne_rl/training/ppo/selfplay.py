@@ -13,6 +13,8 @@ A run folder holds::
     checkpoints/latest.zip    the newest checkpoint under a fixed name
     trainer_state.json        counters, pool members, evaluations at the last checkpoint
     snapshots/step_N.zip      pool members
+    warm_start/game_N.npz     the warm start's demonstrations, game by game (a run stopped
+                              while collecting them resumes from the next game)
     final_model.zip           the model after the last step
     eval_history.json         periodic arena results vs the baselines (win rate + 95% CI)
     tb/                       TensorBoard logs
@@ -71,10 +73,12 @@ class SelfPlayEnv(SingleAgentEnv):
             kwargs["expansions"] = config.expansions
             if config.window is not None:
                 kwargs["window"] = config.window
-        super().__init__(config.game, opponents=pools, **kwargs)
+        super().__init__(config.env_name, opponents=pools, **kwargs)
         self.pools = pools
-        self.flat = config.game == "carcassonne"
-        if self.flat:  # see policies.py: SB3 must not take the planes for a picture
+        # v0 planes: see policies.py, SB3 must not take them for a picture; v1's dict (board
+        # bits in [0, 1], globals) goes to SB3 as it is
+        self.flat = config.env_name == "carcassonne_v0"
+        if self.flat:
             space = self.observation_space
             self.obs_shape = space.shape
             self.observation_space = gym.spaces.Box(0, 255, (int(np.prod(space.shape)),), np.uint8)
@@ -125,8 +129,9 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
         verbose=0,
     )
     if config.game == "carcassonne":
-        shape = env.get_attr("obs_shape")[0]
-        kwargs = {"shape": shape, "channels": config.channels, "layers": config.conv_layers}
+        kwargs = {"channels": config.channels, "layers": config.conv_layers}
+        if config.observation == "v0":
+            kwargs["shape"] = env.get_attr("obs_shape")[0]
         policy_kwargs = {
             "features_extractor_class": TILE_NETS[config.tile_net],
             "features_extractor_kwargs": kwargs,
@@ -211,14 +216,24 @@ def warm(
         f"to imitate ({config.game})"
     )
     data = collect(
-        config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress
-    )
+        config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress,
+        cache=out / "warm_start",
+    )  # fmt: skip
     phase(f"warm start: fitting the policy to {len(data['actions'])} decisions")
     augment = None
     if config.warm_start_augment and config.game == "carcassonne":
-        augment = make_encoder(config.game, config.expansions, config.window)
-    stats = pretrain(model, data, config.warm_start_epochs, config.batch_size, config.seed,
-                     augment=augment)  # fmt: skip
+        augment = make_encoder(config.game, config.expansions, config.window, config.observation)
+    epochs: list[dict[str, float]] = []
+
+    def on_epoch(epoch: int, stats: dict[str, float]) -> None:
+        epochs.append({k: round(v, 4) for k, v in stats.items()})
+        phase(f"warm start: epoch {epoch + 1}/{config.warm_start_epochs}: imitation loss "
+              f"{stats['bc_loss']:.3f}, accuracy {stats['accuracy']:.3f}")  # fmt: skip
+
+    stats = pretrain(model, data, config.warm_start_epochs,
+                     config.warm_start_batch_size or config.batch_size, config.seed,
+                     augment=augment, learning_rate=config.warm_start_learning_rate,
+                     on_epoch=on_epoch)  # fmt: skip
     phase(f"warm start: done in {time.time() - t0:.0f} s")
     path = out / "snapshots" / "step_0.zip"
     atomic_save_model(model, path)
@@ -229,6 +244,7 @@ def warm(
         "samples": int(len(data["actions"])),
         "seconds": round(time.time() - t0, 1),
         **stats,
+        "epochs": epochs,
     }
 
 
@@ -259,7 +275,7 @@ def _resume_point(out: Path, config: TrainConfig) -> dict | None:
     free = {"timesteps": 0, "keep_checkpoints": 0, "n_envs": 0}  # may change between sessions
     if saved.to_dict() | free != config.to_dict() | free:
         raise ValueError(f"{out} was trained with another config; resume with the same one")
-    for folder in (out, out / "checkpoints", out / "snapshots", out / "plots"):
+    for folder in (out, out / "checkpoints", out / "snapshots", out / "plots", out / "warm_start"):
         remove_temporaries(folder)  # left by writes that a kill interrupted
     for model_file in (out / "snapshots").glob("eval_*.zip"):
         model_file.unlink()  # an evaluation's model file whose evaluation was cut short
@@ -289,7 +305,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
         for sub in ("checkpoints", "snapshots", "plots"):
             (out / sub).mkdir(parents=True, exist_ok=True)
     config.save(out / "config.json")
-    write_spec(out, config.game, config.expansions, config.window)
+    write_spec(out, config.game, config.expansions, config.window, config.observation)
     env = make_vec_env(config)
     try:
         if resume:

@@ -7,8 +7,9 @@ heuristic baseline (``baselines``: random, greedy) that the env plays itself, as
 ``OpponentPool`` does. Agent ids say the role, not the seat: ``learner`` and
 ``opponent_K`` (K seats after the learner), so the policy mapping can tell them apart.
 
-Only the agent to act gets an observation, a dict ``{"observations": encoder tensor from its
-seat, "action_mask": int8 per action}``; its reward is everything it received (the env's
+Only the agent to act gets an observation, a dict ``{"observations": encoder observation
+from its seat (a tensor; with ``observation="v1"``, ``carcassonne_v1``'s ``{"board",
+"globals"}``), "action_mask": int8 per action}``; its reward is everything it received (the env's
 ``reward_mode``) since its previous action, handed over with that observation. At the end
 every agent that acted gets its last observation and reward.
 """
@@ -32,8 +33,9 @@ def opponent_id(offset: int) -> str:
 
 
 class TurnBasedMultiAgentEnv(MultiAgentEnv):
-    """``env_config`` keys: ``game``, ``players``, ``expansions``, ``window``, ``reward_mode``,
-    ``baselines`` (agent specs), ``baseline_prob``, ``seed``."""
+    """``env_config`` keys: ``game``, ``players``, ``expansions``, ``window``, ``observation``
+    (tile game: ``"v0"`` or ``"v1"``), ``reward_mode``, ``baselines`` (agent specs),
+    ``baseline_prob``, ``seed``."""
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
@@ -48,7 +50,9 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
             kwargs["expansions"] = tuple(config.get("expansions", ()))
             if config.get("window") is not None:
                 kwargs["window"] = config["window"]
-        self.raw = make_raw_env(self.game, **kwargs).unwrapped
+        observation = config.get("observation") or "v0"
+        env_name = f"{self.game}_{observation}" if self.game == "carcassonne" else self.game
+        self.raw = make_raw_env(env_name, **kwargs).unwrapped
         self.num_actions = int(self.raw.num_actions)
         self.possible_agents = [LEARNER] + [opponent_id(k) for k in range(1, self.players)]
         self.agents = list(self.possible_agents)
@@ -82,7 +86,7 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
         return self._baseline_agents[spec]
 
     def _observation(self, seat: int, to_act: bool) -> dict[str, np.ndarray]:
-        obs = np.array(self.raw._observer.observe(self.raw.state, seat), copy=True)
+        obs = self.raw._observer.observe(self.raw.state, seat)  # a fresh copy
         mask = self.raw.current_mask() if to_act else np.zeros(self.num_actions, np.int8)
         return {"observations": obs, "action_mask": mask.astype(np.int8, copy=True)}
 

@@ -20,18 +20,36 @@ FLOAT_MIN = -3.4e38
 
 
 class ActorCriticNet(nn.Module):
-    """``features -> (latent_pi, latent_vf) -> (logits, value)``, SB3's policy structure."""
+    """``features -> (latent_pi, latent_vf) -> (logits, value)``, SB3's policy structure.
+
+    ``obs_shape``: the shape of a tensor observation (tile planes, card vector), or the
+    ``Dict`` space of ``carcassonne_v1``'s ``{"board", "globals"}`` (read as it is)."""
 
     def __init__(
         self,
         game: str,
-        obs_shape: tuple[int, ...],
+        obs_shape: tuple[int, ...] | gym.spaces.Dict,
         num_actions: int,
         channels: int = 32,
         conv_layers: int = 3,
         hidden: int = 256,
     ) -> None:
         super().__init__()
+        if isinstance(obs_shape, gym.spaces.Dict):
+            if game != "carcassonne":
+                raise ValueError("a dict observation (carcassonne_v1) is the tile game's")
+            from carcassonne_rl.training.ppo.policies import (
+                TilePlanes,
+                _TileActionHead,
+                _TileLatent,
+            )
+
+            fx = TilePlanes(obs_shape, channels=channels, layers=conv_layers)
+            self.features = fx
+            self.latent = _TileLatent(4 * fx.cells, fx.hidden)
+            self.action_net = _TileActionHead(4 * fx.cells, fx.hidden, num_actions)
+            self.value_net = nn.Linear(fx.hidden, 1)
+            return
         flat = gym.spaces.Box(0, 255, (int(np.prod(obs_shape)),), np.uint8)
         if game == "carcassonne":
             from carcassonne_rl.training.ppo.policies import (
@@ -56,9 +74,12 @@ class ActorCriticNet(nn.Module):
             self.action_net = nn.Linear(self.latent.latent_dim_pi, num_actions)
             self.value_net = nn.Linear(self.latent.latent_dim_vf, 1)
 
-    def logits_and_value_latent(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def logits_and_value_latent(
+        self, obs: torch.Tensor | dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Unmasked logits and the critic's latent of a batch of observations."""
-        latent_pi, latent_vf = self.latent(self.features(obs.float()))
+        features = self.features(obs if isinstance(obs, dict) else obs.float())
+        latent_pi, latent_vf = self.latent(features)
         return self.action_net(latent_pi), latent_vf
 
     def value(self, latent_vf: torch.Tensor) -> torch.Tensor:
@@ -77,18 +98,28 @@ class _MaskedPolicy(nn.Module):
         super().__init__()
         self.net = net
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, obs: torch.Tensor | dict[str, torch.Tensor], mask: torch.Tensor
+    ) -> torch.Tensor:
         logits, _ = self.net.logits_and_value_latent(obs)
         return masked(logits, mask)
 
 
+def _zeros(space: gym.Space) -> torch.Tensor | dict[str, torch.Tensor]:
+    """A batch of one all-zero observation of ``space`` (a Box, or a Dict of Boxes)."""
+    if isinstance(space, gym.spaces.Dict):
+        return {key: _zeros(sub) for key, sub in space.spaces.items()}
+    return torch.zeros((1, *space.shape), dtype=_TORCH_DTYPES[space.dtype])
+
+
 def export_policy(
-    net: ActorCriticNet, observation_space: gym.spaces.Box, num_actions: int, path: Path
+    net: ActorCriticNet, observation_space: gym.Space, num_actions: int, path: Path
 ) -> Path:
     """Save ``net``'s masked policy for a batch of one with ``torch.export`` at ``path``
-    (``.pt2``; written to a temporary file, then renamed: a reader never sees half a file)."""
+    (``.pt2``; written to a temporary file, then renamed: a reader never sees half a file).
+    A ``Dict`` observation space (``carcassonne_v1``) makes the program take a dict."""
     policy = _MaskedPolicy(net).eval()
-    obs = torch.zeros((1, *observation_space.shape), dtype=_TORCH_DTYPES[observation_space.dtype])
+    obs = _zeros(observation_space)
     mask = torch.ones((1, num_actions), dtype=torch.int8)
     with torch.no_grad():
         program = torch.export.export(policy, (obs, mask))

@@ -1,15 +1,17 @@
 """The RLModule of the RLlib backend: :class:`~.networks.ActorCriticNet` with action masking.
 
-Observations are dicts ``{"observations": encoder tensor, "action_mask": 0/1 per action}``
-(:mod:`.multi_agent_env`); illegal actions get the float minimum as logit, so they are never
-sampled and carry no gradient. The critic's latent is handed from the forward pass to
-:meth:`compute_values` as the embeddings, as RLlib's PPO expects.
+Observations are dicts ``{"observations": encoder observation, "action_mask": 0/1 per
+action}`` (:mod:`.multi_agent_env`; the encoder observation is a tensor, or
+``carcassonne_v1``'s dict ``{"board", "globals"}``); illegal actions get the float minimum
+as logit, so they are never sampled and carry no gradient. The critic's latent is handed
+from the forward pass to :meth:`compute_values` as the embeddings, as RLlib's PPO expects.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
@@ -25,9 +27,8 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
         config = dict(self.model_config or {})  # RLlib adds its default keys: ignored
         sizes = {k: config[k] for k in ("channels", "conv_layers", "hidden") if k in config}
         obs_space = self.observation_space["observations"]
-        self.net = ActorCriticNet(
-            config["game"], obs_space.shape, int(self.action_space.n), **sizes
-        )
+        layout = obs_space if isinstance(obs_space, gym.spaces.Dict) else obs_space.shape
+        self.net = ActorCriticNet(config["game"], layout, int(self.action_space.n), **sizes)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]

@@ -79,6 +79,7 @@ def env_config(config: TrainConfig) -> dict[str, Any]:
         "players": config.players,
         "expansions": list(config.expansions),
         "window": config.window,
+        "observation": config.observation,
         "reward_mode": config.reward_mode,
         "baselines": list(config.baselines),
         "baseline_prob": max(0.0, 1.0 - config.pool_latest - config.pool_past),
@@ -171,9 +172,10 @@ def export_main(algo: Any, config: TrainConfig, path: Path) -> Path:
 
     from .networks import ActorCriticNet, export_policy
 
-    encoder = make_encoder(config.game, config.expansions, config.window)
+    encoder = make_encoder(config.game, config.expansions, config.window, config.observation)
     space = encoder.observation_space
-    net = ActorCriticNet(config.game, space.shape, int(encoder.num_actions),
+    layout = space if config.observation == "v1" else space.shape
+    net = ActorCriticNet(config.game, layout, int(encoder.num_actions),
                          config.channels, config.conv_layers, config.hidden)  # fmt: skip
     state = {k.removeprefix("net."): torch.as_tensor(v) for k, v in main_weights(algo).items()}
     net.load_state_dict(state)
@@ -267,7 +269,7 @@ def train_rllib(
         for sub in ("checkpoints", "snapshots", "plots"):
             (out / sub).mkdir(parents=True, exist_ok=True)
         config.save(out / "config.json")
-        write_spec(out, config.game, config.expansions, config.window)
+        write_spec(out, config.game, config.expansions, config.window, config.observation)
         run = _Run(config, out)
         if config.warm_start_games:
             run.state["warm_start"] = "none: the rllib backend starts from random weights"

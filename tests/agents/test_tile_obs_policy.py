@@ -1,0 +1,150 @@
+"""The observation-only tile policy: numpy export of a MaskablePPO tile policy on
+carcassonne_v1 observations, its agent, and that it reads nothing but the observation."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.tile_obs_net import TileObsNet, TileObsPolicyAgent, conv3x3
+from carcassonne_rl.arena.match import Job, Setup, play_game
+from carcassonne_rl.envs import carcassonne_v1
+from carcassonne_rl.games.carcassonne import GameConfig, new_game
+from carcassonne_rl.games.carcassonne import layout as L
+from carcassonne_rl.training.export import export_run, export_tile_policy
+
+
+def test_numpy_conv_matches_torch():
+    rng = np.random.default_rng(0)
+    x = rng.random((5, 7, 7), dtype=np.float32)
+    w = rng.standard_normal((3, 5, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    expected = torch.nn.functional.conv2d(
+        torch.as_tensor(x)[None], torch.as_tensor(w), torch.as_tensor(b), padding=1
+    )[0].numpy()
+    np.testing.assert_allclose(conv3x3(x, w, b), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.fixture(scope="module", params=["board", "planes"])
+def tiny_model(request, tmp_path_factory):
+    """A MaskablePPO tile policy on carcassonne_v1 (window 9, a few random updates), saved
+    in a run folder with its config, as the trainer leaves it."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from carcassonne_rl.envs.single_agent import SingleAgentEnv
+    from carcassonne_rl.training.ppo.policies import TILE_NETS, TilePolicy
+    from carcassonne_rl.training.train_config import TrainConfig
+
+    run = tmp_path_factory.mktemp(f"run_{request.param}")
+    env = DummyVecEnv([lambda: SingleAgentEnv("carcassonne_v1", window=9)])
+    kwargs = {"channels": 8, "layers": 3, "hidden": 16}
+    policy_kwargs = {"features_extractor_class": TILE_NETS[request.param],
+                     "features_extractor_kwargs": kwargs}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # window 9: overflow warnings are expected
+        model = MaskablePPO(TilePolicy, env, n_steps=32, batch_size=32, n_epochs=1,
+                            policy_kwargs=policy_kwargs, seed=0)  # fmt: skip
+        model.learn(32)
+    model.save(run / "final_model.zip")
+    TrainConfig(game="carcassonne", observation="v1", window=9).save(run / "config.json")
+    return run
+
+
+def _positions(count: int, window: int = 9):
+    env = carcassonne_v1.env(players=2, window=window)
+    env.reset(seed=11)
+    rng = np.random.default_rng(1)
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while env.agents and len(out) < count:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            out.append(obs)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return out
+
+
+def test_exported_logits_equal_the_torch_policy(tiny_model):
+    from sb3_contrib import MaskablePPO
+
+    policy = MaskablePPO.load(tiny_model / "final_model.zip", device="cpu").policy
+    net = export_tile_policy(tiny_model / "final_model.zip")
+    for obs in _positions(12):
+        batch = {k: torch.as_tensor(obs[k])[None] for k in ("board", "globals")}
+        with torch.no_grad():
+            dist = policy.get_distribution(batch, action_masks=obs["action_mask"][None])
+            expected = dist.distribution.logits[0].numpy()
+        mask = obs["action_mask"].astype(bool)
+        got = net.logits(obs["board"], obs["globals"])
+        got = got[mask] - np.log(np.exp(got[mask] - got[mask].max()).sum()) - got[mask].max()
+        np.testing.assert_allclose(got, expected[mask], rtol=1e-4, atol=1e-4)
+
+
+def test_exported_file_plays_as_a_policy_spec_without_torch_objects(tiny_model, tmp_path):
+    out = tmp_path / "tile_obs.npz"
+    assert "observation policy" in export_run(tiny_model, out)
+    agent = make_agent(f"policy:{out}", "carcassonne", seed=0)
+    assert isinstance(agent, TileObsPolicyAgent) and isinstance(agent.net, TileObsNet)
+    assert all(isinstance(v, np.ndarray) for v in agent.net.p.values())
+    with pytest.raises(ValueError, match="plays carcassonne"):
+        make_agent(f"policy:{out}", "cardcassonne")
+    setup = Setup("carcassonne", 2)
+    spec = f"policy:{out}"
+    result = play_game(Job(setup, (spec, "random"), (spec, "random"), 3, 0, 0, 1))
+    assert sum(result.decisions) > 20
+
+
+def test_decision_depends_only_on_the_observation_dict(tiny_model, tmp_path):
+    """Two engine states with the same public view (the same tiles left, in another hidden
+    order) give the same observation, and the policy the same probabilities and move; and
+    the decision made from the env's observation dict is the one made from the state."""
+    out = tmp_path / "tile_obs.npz"
+    export_run(tiny_model, out)
+    agent = make_agent(f"policy:{out}", "carcassonne", seed=0)
+    config = GameConfig(players=2, seed=0)
+    a = new_game(config, draw_order="UVWKLEEB", fill_pile=True)
+    b = new_game(config, draw_order="UVWKLBEE", fill_pile=True)
+    for code in (a.legal_action_codes()[3], 0):
+        a.apply_code(int(code))
+        b.apply_code(int(code))
+    assert not np.array_equal(_pile(a), _pile(b))
+    assert sorted(_pile(a)) == sorted(_pile(b))
+    obs_a = agent.encoder.encode(a, a.current_player)
+    obs_b = agent.encoder.encode(b, b.current_player)
+    assert all(np.array_equal(obs_a[k], obs_b[k]) for k in obs_a)
+    for obs, state in ((obs_a, a), (obs_b, b)):
+        obs["action_mask"] = agent.encoder.action_mask(state)
+    np.testing.assert_array_equal(agent.probabilities(obs_a), agent.probabilities(obs_b))
+    assert agent.act(a, a.current_player) == agent.act(b, b.current_player)
+
+
+def test_the_env_observation_alone_decides_the_move(tiny_model, tmp_path):
+    """What a PettingZoo agent gets (the observation dict of carcassonne_v1) is all the
+    policy needs: its decision there is the move it makes from the engine state."""
+    out = tmp_path / "tile_obs.npz"
+    export_run(tiny_model, out)
+    agent = make_agent(f"policy:{out}", "carcassonne", seed=0)
+    env = carcassonne_v1.env(players=2, window=9)
+    env.reset(seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(30):
+            obs, _, _, _, _ = env.last()
+            state = env.unwrapped.state
+            index = agent.decide(obs)
+            assert obs["action_mask"][index] == 1
+            assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)
+            env.step(index)
+
+
+def _pile(state) -> np.ndarray:
+    """The hidden draw pile (tile types in draw order) of a state."""
+    ints = state._ints
+    return ints[L.O_DECK + ints[L.R_DECKPOS] : L.O_DECK + ints[L.R_DECKLEN]].copy()
