@@ -221,13 +221,17 @@ class CardcassonneCardState(pyspiel.State):
     def resample_from_infostate(self, player: int, sampler: Any = None) -> CardcassonneCardState:
         """A state consistent with what ``player`` knows: the engine's ``determinize`` (the
         other hands, face-down cards and the pile resampled uniformly from the unseen cards).
-        ``sampler`` is ignored (OpenSpiel's ISMCTS passes one); the draw uses ``random``'s
-        global generator. Such a state has no record: it cannot be serialized."""
+        ``sampler``: a ``random.Random`` draws the hidden cards; anything else (OpenSpiel's
+        ISMCTS passes a ``pyspiel`` sampler) makes ``random``'s global generator draw them.
+        Such a state has no record: it cannot be serialized."""
         if self._pending is not None:
             raise ValueError("resample_from_infostate at a chance node: resample at a decision")
         game = self.get_game()
         state = CardcassonneCardState(game)
-        engine = determinize(self.engine, player, random.Random(random.getrandbits(64)))
+        rng = (
+            sampler if isinstance(sampler, random.Random) else random.Random(random.getrandbits(64))
+        )
+        engine = determinize(self.engine, player, rng)
         state._frozen = common.Frozen(_sorted_rest(engine, []), load_json)
         state._pending = None
         state._rewards = self._rewards
