@@ -32,7 +32,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "--agents",
         required=True,
         help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], policy:PATH "
-        "(a model saved by train, e.g. policy:runs/tile/final_model.zip)",
+        "(a model saved by train, e.g. policy:runs/tile/final_model.zip), "
+        "openspiel:mcts[:sims] / openspiel:ismcts[:sims] (OpenSpiel's bots; the openspiel extra)",
     )
     p.add_argument(
         "--games",
