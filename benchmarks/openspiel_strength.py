@@ -4,16 +4,19 @@
 
 ``openspiel:mcts:1000`` is OpenSpiel's ``MCTSBot`` (random rollouts, 1,000 simulations, UCT
 c = 2) on ``python_carcassonne``; ``openspiel:ismcts:1000`` its ``ISMCTSBot`` (same budget) on
-``python_cardcassonne``. Each line: the match, games, the OpenSpiel bot's win rate with its
+``python_cardcassonne``; their rollouts are played on our engine
+(``carcassonne_rl.openspiel.bots.EngineRolloutEvaluator``). Every finished game is also
+written to stderr as a JSON line. Each line: the match, games, the OpenSpiel bot's win rate with its
 95% CI, mean margin and ms per decision of each side (``carcassonne_rl.arena.ratings``).
-Needs the ``openspiel`` extra. A 2-player game with 1,000 simulations per decision takes
-about a quarter of an hour on one core: keep ``--deals`` small and say how many games.
+Needs the ``openspiel`` extra. A 2-player game with 1,000 simulations per decision takes one
+to two minutes of one core: keep ``--deals`` small and say how many games.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import carcassonne_rl.openspiel  # noqa: F401  (registers the openspiel:... agent specs)
@@ -41,7 +44,12 @@ def main() -> None:
         specs = [specs[0].rsplit(":", 1)[0] + f":{args.sims}", specs[1]]
         t0 = time.perf_counter()
         jobs = schedule(setup, specs, args.deals, duplicate=True, seed=args.seed)
-        results = run_jobs(jobs, workers=args.workers, progress=False)
+        results = run_jobs(
+            jobs,
+            workers=args.workers,
+            progress=False,
+            on_result=lambda r: print(json.dumps(r.to_dict()), file=sys.stderr, flush=True),
+        )
         stats = entry_stats(results, entry_labels(specs))
         a, b = specs
         print(

@@ -23,6 +23,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.registry import register_agent_family
 
+from .card_game import cards_drawn
+from .common import returns_of
 from .tile_game import CarcassonneGame
 
 UCT_C = 2.0
@@ -86,10 +88,54 @@ def game_for(engine: Any, reward_mode: str = "win_loss") -> pyspiel.Game:
     )
 
 
+class EngineRolloutEvaluator(mcts.Evaluator):
+    """OpenSpiel's ``RandomRolloutEvaluator`` played on our engine: from the state (its chance
+    node resolved first), the undrawn tiles / cards in random order and uniformly random
+    legal actions to the end. The same distribution of playouts (up to a tile-game move
+    outside the action window, which OpenSpiel's rollout cannot take), about 10 times faster
+    than stepping OpenSpiel states. Returns the terminal returns, as OpenSpiel's does."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._np_rng = np.random.RandomState(None if seed is None else seed % 2**32)
+
+    def evaluate(self, state: pyspiel.State) -> np.ndarray:
+        state = state.clone()
+        while state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(actions[self._np_rng.choice(len(actions), p=probs)])
+        if state.is_terminal():
+            return np.asarray(state.returns())
+        engine = state.engine.clone()
+        rng = self._rng
+        if hasattr(engine, "shuffle_hidden"):  # the tile game
+            engine.shuffle_hidden(rng.getrandbits(32))
+            while not engine.is_over:
+                codes = engine.legal_action_codes()
+                engine.apply_code(int(codes[rng.randrange(len(codes))]))
+        else:
+            drawn = cards_drawn(engine)
+            rest = engine.card_order[drawn:]
+            rng.shuffle(rest)
+            engine.card_order = engine.card_order[:drawn] + rest
+            while not engine.is_over:
+                codes = engine.legal_codes_list()
+                engine.apply_code(codes[rng.randrange(len(codes))])
+        mode = state.get_game().reward_mode
+        return np.asarray(returns_of(engine, True, mode))
+
+    def prior(self, state: pyspiel.State) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
 def make_bot(kind: str, game: pyspiel.Game, simulations: int, seed: int | None) -> pyspiel.Bot:
-    """OpenSpiel's ``MCTSBot`` or ``ISMCTSBot`` with random-rollout evaluation."""
+    """OpenSpiel's ``MCTSBot`` or ``ISMCTSBot`` with random-rollout evaluation
+    (:class:`EngineRolloutEvaluator`)."""
     rng = np.random.RandomState(seed)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    evaluator = EngineRolloutEvaluator(seed)
     if kind == "mcts":
         return mcts.MCTSBot(game, UCT_C, simulations, evaluator, solve=True, random_state=rng)
     if kind == "ismcts":

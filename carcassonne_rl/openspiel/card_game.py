@@ -108,6 +108,7 @@ class CardcassonneGame(pyspiel.Game):
         state = CardcassonneCardState(self)
         state._frozen = common.Frozen(_sorted_rest(engine.clone(), []), load_json)
         state._pending = None
+        state._returns = tuple(state._compute_returns())
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -136,7 +137,7 @@ class CardcassonneCardState(pyspiel.State):
         self._shared = game._shared
         self._frozen: common.Frozen | None = None  # None only before the first card
         self._pending: tuple[int, tuple[int, ...]] | None = (START, ())
-        self._rewards = (0.0,) * game.config.players
+        self._returns = self._rewards = (0.0,) * game.config.players
 
     @property
     def engine(self) -> CardState | None:
@@ -175,13 +176,14 @@ class CardcassonneCardState(pyspiel.State):
         return counts
 
     def _apply_action(self, action: int) -> None:
-        before = self.returns()
+        before = self._returns
         if self._pending is None:
             self._resolve(int(action), ())
         else:
             code, cards = self._pending
             self._resolve(code, (*cards, int(action)))
-        self._rewards = tuple(a - b for a, b in zip(self.returns(), before, strict=True))
+        self._returns = tuple(self._compute_returns())
+        self._rewards = tuple(a - b for a, b in zip(self._returns, before, strict=True))
 
     def _resolve(self, code: int, cards: tuple[int, ...]) -> None:
         """Apply ``code`` with the cards drawn so far on a copy; keep the copy if it dealt no
@@ -195,7 +197,9 @@ class CardcassonneCardState(pyspiel.State):
         else:
             base = self.engine
             before = cards_drawn(base)
-            trial = _sorted_rest(base.clone(), list(cards))
+            trial = base.clone()
+            if cards:  # the rest lies sorted already
+                trial = _sorted_rest(trial, list(cards))
             trial.apply_code(code)
         if cards_drawn(trial) - before > len(cards):
             self._pending = (code, cards)
@@ -209,6 +213,9 @@ class CardcassonneCardState(pyspiel.State):
         return action_text(action)
 
     def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def _compute_returns(self) -> list[float]:
         engine = self.engine
         if engine is None:
             return [0.0] * self._shared.value[0].players
@@ -234,7 +241,7 @@ class CardcassonneCardState(pyspiel.State):
         engine = determinize(self.engine, player, rng)
         state._frozen = common.Frozen(_sorted_rest(engine, []), load_json)
         state._pending = None
-        state._rewards = self._rewards
+        state._returns, state._rewards = self._returns, self._rewards
         return state
 
     def __str__(self) -> str:

@@ -119,6 +119,7 @@ class CarcassonneGame(pyspiel.Game):
         state = CarcassonneState(self)
         state._frozen = common.Frozen(copy, load_json)
         state._pending = None
+        state._returns = tuple(state._compute_returns())
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -138,7 +139,7 @@ class CarcassonneState(pyspiel.State):
         self._frozen: common.Frozen | None = None  # None only before the first tile
         # (action code, tiles drawn for it, message cards drawn for it, draw kind) or None
         self._pending: tuple[int, str, str, str] | None = (START, "", "", "tile")
-        self._rewards = (0.0,) * game.config.players
+        self._returns = self._rewards = (0.0,) * game.config.players
 
     # ------------------------------------------------------------------ engine access
     @property
@@ -182,7 +183,7 @@ class CarcassonneState(pyspiel.State):
         return self.engine.remaining_tiles()
 
     def _apply_action(self, action: int) -> None:
-        before = self.returns()
+        before = self._returns
         if self._pending is None:
             code = self._shared.value[2].code_of(self.engine, action)
             self._resolve(code, "", "")
@@ -193,7 +194,8 @@ class CarcassonneState(pyspiel.State):
             else:
                 tiles += LETTERS[action]
             self._resolve(code, tiles, cards)
-        self._rewards = tuple(a - b for a, b in zip(self.returns(), before, strict=True))
+        self._returns = tuple(self._compute_returns())
+        self._rewards = tuple(a - b for a, b in zip(self._returns, before, strict=True))
 
     def _resolve(self, code: int, tiles: str, cards: str) -> None:
         """Apply ``code`` with the draws chosen so far on a copy; keep the copy if it drew
@@ -210,7 +212,8 @@ class CarcassonneState(pyspiel.State):
         else:
             base = self.engine
             trial = base.clone()
-            trial.stack_next(tiles, cards)
+            if tiles or cards:  # the rest lies sorted already
+                trial.stack_next(tiles, cards)
             trial.apply_code(code)
             tiles_before, cards_before = base.tiles_drawn, min(base.messages_drawn, 8)
         if min(trial.messages_drawn, 8) - cards_before > len(cards):
@@ -230,6 +233,9 @@ class CarcassonneState(pyspiel.State):
         return engine.action_to_string(self._shared.value[2].code_of(engine, action))
 
     def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def _compute_returns(self) -> list[float]:
         engine = self.engine
         if engine is None:
             return [0.0] * self._shared.value[0].players
