@@ -70,3 +70,32 @@ def test_bad_openspiel_specs_are_refused_clearly() -> None:
     ]:
         with pytest.raises(ValueError, match=word):
             make_agent(spec, "carcassonne")
+
+
+@pytest.mark.parametrize("name", ["python_carcassonne", "python_cardcassonne"])
+def test_engine_rollouts_end_games_without_touching_the_state(name: str) -> None:
+    game = pyspiel.load_game(name, {"players": 3})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # into the game, stopping wherever (perhaps at a chance node)
+        actions = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else None
+        state.apply_action(int(rng.choice(actions or state.legal_actions())))
+    before = str(state)
+    evaluator = cos.bots.EngineRolloutEvaluator(seed=4)
+    values = [evaluator.evaluate(state) for _ in range(6)]
+    assert str(state) == before
+    for v in values:  # a finished game: one winner (+1, the rest -1) or shared wins (0)
+        assert sorted(v.tolist()) in ([-1, -1, 1], [-1, 0, 0], [0, 0, 0])
+    again = cos.bots.EngineRolloutEvaluator(seed=4)
+    assert [again.evaluate(state).tolist() for _ in range(6)] == [v.tolist() for v in values]
+    prior = evaluator.prior(state)
+    assert sum(p for _, p in prior) == pytest.approx(1.0)
+
+
+def test_cli_agent_specs_load_the_openspiel_family() -> None:
+    from carcassonne_rl.cli.args import agent_specs
+
+    assert agent_specs("openspiel:mcts:5, greedy", "carcassonne", "--agents") == [
+        "openspiel:mcts:5",
+        "greedy",
+    ]
