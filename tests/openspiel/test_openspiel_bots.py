@@ -99,3 +99,18 @@ def test_cli_agent_specs_load_the_openspiel_family() -> None:
         "openspiel:mcts:5",
         "greedy",
     ]
+
+
+def test_openspiel_rl_environment_plays_a_card_game() -> None:
+    """The wrapper under OpenSpiel's DQN / NFSP / PSRO code: chance nodes sampled inside."""
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment("python_cardcassonne")
+    env.seed(3)
+    step, rng = env.reset(), np.random.default_rng(3)
+    while not step.last():
+        seat = step.observations["current_player"]
+        legal = step.observations["legal_actions"][seat]
+        assert len(step.observations["info_state"][seat]) == 1620 and legal
+        step = env.step([int(rng.choice(legal))])
+    assert sorted(step.rewards) in ([-1.0, 1.0], [0.0, 0.0])
