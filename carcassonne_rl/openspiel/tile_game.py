@@ -62,6 +62,10 @@ def settings(params: dict[str, Any]) -> tuple[GameConfig, str, TileEncoder]:
         if not isinstance(p[flag], bool):
             raise ValueError(f"{flag} must be True or False, got {p[flag]!r}")
     expansions = tuple(e for e in ("messages", "labyrinth") if p[e])
+    if p["labyrinth_tiles"] != PARAMETERS["labyrinth_tiles"] and not p["labyrinth"]:
+        raise ValueError(f"labyrinth_tiles={p['labyrinth_tiles']} needs labyrinth=True")
+    if p["figure_choice"] != PARAMETERS["figure_choice"] and not p["messages"]:
+        raise ValueError(f"figure_choice={p['figure_choice']} needs messages=True")
     config = GameConfig(
         players=common.check_players(p["players"]),
         seed=0,  # every draw is a chance node: the seed decides nothing

@@ -87,7 +87,11 @@ def test_bad_parameters_are_refused_with_their_name() -> None:
         ({"players": 6}, "players"),
         ({"messages": 1}, "messages"),
         ({"reward_mode": "points"}, "reward_mode"),
-        ({"figure_choice": "robot"}, "figure_choice"),
+        ({"figure_choice": "robot", "messages": True}, "figure_choice"),
+        ({"figure_choice": "auto"}, "needs messages=True"),
+        ({"labyrinth_tiles": 4}, "needs labyrinth=True"),
+        ({"window": 4}, "window"),
+        ({"colour": "red"}, "colour"),
     ]:
         with pytest.raises(Exception, match=word):
             pyspiel.load_game("python_carcassonne", params)
