@@ -2,21 +2,38 @@
 
 Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``heuristic`` (tile game: one move ahead with a stronger estimate, see ``tile_heuristic``),
-``mcts``
-(``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
+``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K]``: tile game,
 expectimax over the next tile for the K best options, see ``tile_search``), and
 ``policy:PATH`` for a model saved by a trainer (``runs/NAME/final_model.zip`` or ``.npz``,
-or the run folder).
+or the run folder). Rooms above may add families (:func:`register_agent_family`):
+``openspiel:mcts:1000`` once ``carcassonne_rl.openspiel`` is imported.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from .base import Agent
 
 GAMES = ("carcassonne", "cardcassonne")
 NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained")
+
+#: Agent families that rooms above this one add when they are imported (``name:params``
+#: specs; ``carcassonne_rl.openspiel`` adds ``openspiel``): name -> factory(params, game, seed)
+FAMILIES: dict[str, Callable[[list[str], str, int | None], Agent]] = {}
+#: where a known family comes from, for the message when it is not loaded
+FAMILY_HINTS = {
+    "openspiel": "import carcassonne_rl.openspiel (pip install -e '.[openspiel]') to use it"
+}
+
+
+def register_agent_family(name: str, factory: Callable[[list[str], str, int | None], Agent]):
+    """Make ``make_agent("NAME:...")`` build agents with ``factory(params, game, seed)``."""
+    if name in NAMES:
+        raise ValueError(f"{name!r} is a built-in agent name")
+    FAMILIES[name] = factory
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
@@ -28,6 +45,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         agent.name = spec.strip()
         return agent
     name, *params = spec.strip().lower().split(":")
+    if name in FAMILIES:
+        agent = FAMILIES[name](params, game, seed)
+        agent.name = spec.strip().lower()
+        return agent
+    if name in FAMILY_HINTS:
+        raise ValueError(f"agent {spec!r} is not loaded: {FAMILY_HINTS[name]}")
     if name not in NAMES:
         raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")
     if name == "pretrained":

@@ -42,6 +42,11 @@ def agent_specs(text: str, game: str, option: str) -> list[str]:
     specs = [s.strip() for s in text.split(",") if s.strip()]
     if not specs:
         raise UserError(f"{option} names no agent")
+    if any(s.lower().split(":")[0] == "openspiel" for s in specs):
+        try:
+            import carcassonne_rl.openspiel  # noqa: F401  (registers the openspiel:... specs)
+        except ImportError as err:
+            raise UserError(f"{option}: {err}") from None
     for spec in specs:
         try:
             make_agent(spec, game)

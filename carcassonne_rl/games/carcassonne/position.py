@@ -183,6 +183,29 @@ class Position:
             ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
 
     @property
+    def tiles_drawn(self) -> int:
+        """Tiles drawn from the pile so far (the one to place and the discarded ones included;
+        the start tile is not part of the pile)."""
+        return int(self._ints[L.R_DECKPOS])
+
+    def stack_next(self, tiles: str = "", messages: str = "") -> None:
+        """Reorder, in place, what no player has seen: ``tiles`` (letters) become the next
+        tiles drawn and ``messages`` (digits 1-8, The Messages) the next message cards, first
+        listed first; the rest of each stays in sorted order. Sorting leaves nothing of the
+        old order, so a state can be given to search or to OpenSpiel's chance nodes (which
+        choose each draw when it is needed). ``ValueError`` (state unchanged) if a tile is
+        not among :meth:`remaining_tiles` or a card was already drawn."""
+        ints = self._ints
+        lo, hi = L.O_DECK + ints[L.R_DECKPOS], L.O_DECK + ints[L.R_DECKLEN]
+        deck = _stacked(ints[lo:hi], [TYPE_OF_LETTER.get(c, -1) for c in tiles], "tile", tiles)
+        seen = min(int(ints[L.R_MSGPOS]), L.NUM_MESSAGES)
+        mlo, mhi = L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES
+        cards = [int(c) if c in "12345678" else -1 for c in messages]
+        stack = _stacked(ints[mlo:mhi], cards, "message card", messages)
+        ints[lo:hi] = deck
+        ints[mlo:mhi] = stack
+
+    @property
     def followers_left(self) -> np.ndarray:
         n = self.config.players
         return self._ints[L.R_FOLLOWERS : L.R_FOLLOWERS + n].astype(np.int64)
@@ -285,3 +308,14 @@ class Position:
     def _last_tile(self) -> tuple[int, int]:
         slot = self._ints[L.R_LAST]
         return int(self._tiles[slot, 0]), int(self._tiles[slot, 1])
+
+
+def _stacked(rest: np.ndarray, first: list[int], what: str, text: str) -> np.ndarray:
+    """``first`` followed by the others of ``rest`` in sorted order (``ValueError`` if
+    ``first`` is not a sub-multiset of ``rest``)."""
+    pool = sorted(int(v) for v in rest)
+    for v in first:
+        if v not in pool:
+            raise ValueError(f"cannot draw {text!r} next: a {what} in it is not left to draw")
+        pool.remove(v)
+    return np.asarray(first + pool, dtype=rest.dtype)

@@ -1,0 +1,147 @@
+"""What both OpenSpiel games share: utilities, game types, and the holders that make cloning a
+state cheap.
+
+OpenSpiel clones a Python state by building a fresh initial state and deep-copying every
+attribute. An engine state is never changed once it is held by an OpenSpiel state (every
+action is applied to a copy, see ``resolve`` in the game modules), so :class:`Frozen` shares
+it between clones instead of copying it, and pickles it (OpenSpiel's ``serialize``) as the
+engine's own JSON record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+REWARD_MODES = ("win_loss", "score_diff")
+SCORE_SCALE = 100.0  # as envs/game_env.py: score_diff shaping is (relative score) / 100
+# A bound on |own score - mean of the others| / SCORE_SCALE in either game (scores stay far
+# below 1,000 points), so that [min_utility, max_utility] holds every score_diff return.
+MAX_MARGIN = 10.0
+
+
+def check_reward_mode(mode: str) -> str:
+    if mode not in REWARD_MODES:
+        raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {mode!r}")
+    return mode
+
+
+def check_players(players: int) -> int:
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5:
+        raise ValueError(f"players must be an int from 2 to 5, got {players!r}")
+    return players
+
+
+def win_loss(players: int, winners: list[int]) -> np.ndarray:
+    """Terminal reward of the envs: a sole winner +1, the others -1; winners sharing the win
+    (the engine's ``winners()``, after its tie-break) 0, the others -1."""
+    out = np.full(players, -1.0)
+    out[winners] = 1.0 if len(winners) == 1 else 0.0
+    return out
+
+
+def relative(scores: np.ndarray) -> np.ndarray:
+    """Per seat: (own score - mean of the other seats' scores) / SCORE_SCALE."""
+    s = scores.astype(np.float64)
+    n = len(s)
+    return (s - (s.sum() - s) / (n - 1)) / SCORE_SCALE
+
+
+def returns_of(engine: Any, over: bool, mode: str) -> list[float]:
+    """What each seat has received so far under ``mode`` (the envs' rewards summed), from an
+    engine state (``scores``, ``winners()``); ``over``: the game has ended."""
+    scores = engine.scores
+    out = np.zeros(len(scores))
+    if mode == "score_diff":
+        out += relative(scores)
+    if over:
+        out += win_loss(len(scores), engine.winners())
+    return [float(x) for x in out]
+
+
+def game_type(
+    short_name: str,
+    long_name: str,
+    information: Any,
+    players: int,
+    reward_mode: str,
+    parameters: dict[str, Any],
+    info_state_tensor: bool,
+) -> pyspiel.GameType:
+    """The GameType of one configuration: zero-sum for 2 players (both reward modes are),
+    general-sum for more (one +1, the rest -1)."""
+    utility = (
+        pyspiel.GameType.Utility.ZERO_SUM if players == 2 else pyspiel.GameType.Utility.GENERAL_SUM
+    )
+    rewards = (
+        pyspiel.GameType.RewardModel.REWARDS
+        if reward_mode == "score_diff"
+        else pyspiel.GameType.RewardModel.TERMINAL
+    )
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=information,
+        utility=utility,
+        reward_model=rewards,
+        max_num_players=5,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=info_state_tensor,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters,
+    )
+
+
+def utility_range(reward_mode: str) -> tuple[float, float]:
+    extra = MAX_MARGIN if reward_mode == "score_diff" else 0.0
+    return -1.0 - extra, 1.0 + extra
+
+
+class Shared:
+    """Something every clone of a state may share (the game's configuration and encoder):
+    ``deepcopy`` returns it as is; pickling rebuilds it from ``rebuild(*args)``."""
+
+    __slots__ = ("value", "_rebuild")
+
+    def __init__(self, value: Any, rebuild: tuple[Callable[..., Any], tuple]) -> None:
+        self.value = value
+        self._rebuild = rebuild
+
+    def __deepcopy__(self, memo: dict) -> Shared:
+        return self
+
+    def __reduce__(self):
+        return (_shared_from, self._rebuild)
+
+
+def _shared_from(build: Callable[..., Any], args: tuple) -> Shared:
+    return Shared(build(*args), (build, args))
+
+
+class Frozen:
+    """An engine state that no one changes any more, with what is derived from it once
+    (legal action indices): shared by clones, pickled as the engine's JSON record."""
+
+    __slots__ = ("engine", "legal", "_load")
+
+    def __init__(self, engine: Any, load: Callable[[str], Any]) -> None:
+        self.engine = engine
+        self.legal: list[int] | None = None
+        self._load = load
+
+    def __deepcopy__(self, memo: dict) -> Frozen:
+        return self
+
+    def __reduce__(self):
+        return (_frozen_from, (self.engine.to_json(), self._load))
+
+
+def _frozen_from(record: str, load: Callable[[str], Any]) -> Frozen:
+    return Frozen(load(record), load)
