@@ -134,14 +134,13 @@ def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Ag
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
     """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
-    value network, an exported tile observation policy or card-game policy) or a run folder
-    holding either
-    (``final_model.zip`` / ``final_model.npz``)."""
+    value network, an exported tile observation policy or card-game policy), an RLlib export
+    (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` / ``.pt2``)."""
     from pathlib import Path
 
     target = Path(path)
     if target.is_dir():
-        for name in ("final_model.npz", "final_model.zip"):
+        for name in ("final_model.npz", "final_model.zip", "final_model.pt2"):
             if (target / name).exists():
                 target = target / name
                 break

@@ -59,6 +59,7 @@ def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game,
     # the exported model plays whole legal games (the engine rejects an illegal code)
     agent = make_agent(f"policy:{run / 'final_model.pt2'}", game, seed=0)
     assert agent.game == game
+    assert type(make_agent(f"policy:{run}", game)) is type(agent)  # the run folder names it too
     setup = Setup(game, 2)
     for deal in range(2):
         state_ = setup.new_state(deal)
