@@ -8,18 +8,9 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from carcassonne_rl.games.carcassonne.config import EXPANSIONS
 from carcassonne_rl.play.session import PlayError, PlaySession, ReplaySession
 
-
-def _expansions(text: str) -> tuple[str, ...]:
-    names = tuple(e.strip() for e in text.split(",") if e.strip())
-    unknown = [e for e in names if e not in EXPANSIONS]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown expansions {unknown}; choose from {','.join(EXPANSIONS)}"
-        )
-    return names
+from .args import expansions
 
 
 def _port(text: str) -> int:
@@ -59,7 +50,7 @@ def add_play_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
     p.add_argument("--players", type=int, choices=range(2, 6), default=2)
     p.add_argument(
-        "--expansions", type=_expansions, default=(), help="tile game: messages,labyrinth"
+        "--expansions", type=expansions, default=(), help="tile game: messages,labyrinth"
     )
     p.add_argument(
         "--opponents",

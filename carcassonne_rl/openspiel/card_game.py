@@ -129,7 +129,7 @@ def _sorted_rest(engine: CardState, first: list[int]) -> CardState:
     return engine
 
 
-class CardcassonneCardState(pyspiel.State):
+class CardcassonneCardState(common.EngineState):
     """A Cardcassonne position, or a player action waiting for the cards it deals."""
 
     def __init__(self, game: CardcassonneGame) -> None:
@@ -139,22 +139,7 @@ class CardcassonneCardState(pyspiel.State):
         self._pending: tuple[int, tuple[int, ...]] | None = (START, ())
         self._returns = self._rewards = (0.0,) * game.config.players
 
-    @property
-    def engine(self) -> CardState | None:
-        """The engine state of the last completed action (do not change it)."""
-        return None if self._frozen is None else self._frozen.engine
-
     # ------------------------------------------------------------------ OpenSpiel API
-    def current_player(self) -> int:
-        if self._pending is not None:
-            return pyspiel.PlayerId.CHANCE
-        if self.engine.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        return self.engine.current_player
-
-    def is_terminal(self) -> bool:
-        return self._pending is None and self.engine.is_over
-
     def _legal_actions(self, player: int) -> list[int]:
         return self.engine.legal_codes_list()
 
@@ -211,19 +196,6 @@ class CardcassonneCardState(pyspiel.State):
         if player == pyspiel.PlayerId.CHANCE:
             return f"card {KIND_NAMES[action]}"
         return action_text(action)
-
-    def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def _compute_returns(self) -> list[float]:
-        engine = self.engine
-        if engine is None:
-            return [0.0] * self._shared.value[0].players
-        over = self._pending is None and engine.is_over
-        return common.returns_of(engine, over, self._shared.value[1])
-
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> CardcassonneCardState:
         """A state consistent with what ``player`` knows: the engine's ``determinize`` (the

@@ -145,3 +145,43 @@ class Frozen:
 
 def _frozen_from(record: str, load: Callable[[str], Any]) -> Frozen:
     return Frozen(load(record), load)
+
+
+class EngineState(pyspiel.State):
+    """What both games' OpenSpiel states share: ``_frozen`` holds the engine state of the last
+    completed action, ``_pending`` an action waiting for chance outcomes (None when there is
+    none), ``_shared.value[:2]`` the game's engine config and reward mode."""
+
+    _frozen: Frozen | None
+    _pending: Any
+    _shared: Shared
+    _returns: tuple[float, ...]
+    _rewards: tuple[float, ...]
+
+    @property
+    def engine(self) -> Any:
+        """The engine state of the last completed action (do not change it)."""
+        return None if self._frozen is None else self._frozen.engine
+
+    def current_player(self) -> int:
+        if self._pending is not None:
+            return pyspiel.PlayerId.CHANCE
+        if self.engine.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return self.engine.current_player
+
+    def is_terminal(self) -> bool:
+        return self._pending is None and self.engine.is_over
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    def _compute_returns(self) -> list[float]:
+        engine = self.engine
+        if engine is None:
+            return [0.0] * self._shared.value[0].players
+        over = self._pending is None and engine.is_over
+        return returns_of(engine, over, self._shared.value[1])

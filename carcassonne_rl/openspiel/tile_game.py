@@ -134,7 +134,7 @@ class CarcassonneGame(pyspiel.Game):
         return BoardObserver(self.encoder)
 
 
-class CarcassonneState(pyspiel.State):
+class CarcassonneState(common.EngineState):
     """A position of the tile game, or a player action waiting for the draws it makes."""
 
     def __init__(self, game: CarcassonneGame) -> None:
@@ -145,23 +145,7 @@ class CarcassonneState(pyspiel.State):
         self._pending: tuple[int, str, str, str] | None = (START, "", "", "tile")
         self._returns = self._rewards = (0.0,) * game.config.players
 
-    # ------------------------------------------------------------------ engine access
-    @property
-    def engine(self) -> State | None:
-        """The engine state of the last completed action (do not change it)."""
-        return None if self._frozen is None else self._frozen.engine
-
     # ------------------------------------------------------------------ OpenSpiel API
-    def current_player(self) -> int:
-        if self._pending is not None:
-            return pyspiel.PlayerId.CHANCE
-        if self.engine.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        return self.engine.current_player
-
-    def is_terminal(self) -> bool:
-        return self._pending is None and self.engine.is_over
-
     def _legal_actions(self, player: int) -> list[int]:
         frozen = self._frozen
         if frozen.legal is None:
@@ -235,19 +219,6 @@ class CarcassonneState(pyspiel.State):
             return f"draw {LETTERS[action]}"
         engine = self.engine
         return engine.action_to_string(self._shared.value[2].code_of(engine, action))
-
-    def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def _compute_returns(self) -> list[float]:
-        engine = self.engine
-        if engine is None:
-            return [0.0] * self._shared.value[0].players
-        over = self._pending is None and engine.is_over
-        return common.returns_of(engine, over, self._shared.value[1])
-
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
 
     def __str__(self) -> str:
         engine = self.engine
