@@ -19,7 +19,7 @@ from pathlib import Path
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
 
-from .args import UserError, agent_specs, expansions, positive
+from .args import UserError, agent_specs, expansions, non_negative_int, positive
 
 ARENA_RUNS = Path("runs/arena")
 
@@ -116,17 +116,6 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write every game's record (JSON, for `carcassonne-rl replay`) to OUT/games/",
     )
-
-
-def non_negative_int(text: str) -> int:
-    """A seed: an integer >= 0 (any size)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def add_arena_parser(subparsers) -> argparse.ArgumentParser:

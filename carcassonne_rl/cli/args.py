@@ -9,7 +9,7 @@ from collections.abc import Callable
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
 from carcassonne_rl.runtime.errors import UserError
 
-__all__ = ["UserError", "agent_specs", "expansions", "positive"]
+__all__ = ["UserError", "agent_specs", "expansions", "non_negative_int", "positive"]
 
 
 def positive(kind: type) -> Callable[[str], object]:
@@ -22,6 +22,17 @@ def positive(kind: type) -> Callable[[str], object]:
         return value
 
     return parse
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0 of any size (a seed, a seat, milliseconds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 def expansions(text: str) -> tuple[str, ...]:

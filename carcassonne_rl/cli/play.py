@@ -10,7 +10,7 @@ from pathlib import Path
 
 from carcassonne_rl.play.session import PlayError, PlaySession, ReplaySession
 
-from .args import expansions
+from .args import expansions, non_negative_int
 
 
 def _port(text: str) -> int:
@@ -21,16 +21,6 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port must be 0-65535 (0: any free port), got {port}")
     return port
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def _add_server_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,15 +48,15 @@ def add_play_parser(sub) -> argparse.ArgumentParser:
         help="agent specs, one for every other seat or one per seat (comma-separated): "
         "random, greedy, mcts[:sims[:seconds]], pretrained[:sims], policy:PATH",
     )
-    p.add_argument("--seat", type=_non_negative, default=0, help="your seat (0 plays first)")
+    p.add_argument("--seat", type=non_negative_int, default=0, help="your seat (0 plays first)")
     p.add_argument(
         "--seed",
-        type=_non_negative,
+        type=non_negative_int,
         default=None,
         help="deal seed: the same seed deals the same game (default: a fresh 128-bit one)",
     )
     p.add_argument(
-        "--step-delay", type=_non_negative, default=600, help="ms between the agents' moves"
+        "--step-delay", type=non_negative_int, default=600, help="ms between the agents' moves"
     )
     p.add_argument("--save-dir", type=Path, default=Path("games"), help="finished game records")
     p.add_argument(
