@@ -142,17 +142,8 @@ def test_remote_games_keep_order_and_raise_the_players_error(local_ray):
 
 
 def test_arena_cli_on_ray_writes_the_same_games(local_ray, tmp_path):
-    argv = [
-        "arena",
-        "--game",
-        "cardcassonne",
-        "--agents",
-        "greedy,random",
-        "--games",
-        "2",
-        "--seed",
-        "0",
-    ]
+    argv = ["arena", "--game", "cardcassonne", "--agents", "greedy,random"]
+    argv += ["--games", "2", "--seed", "0"]
     argv += ["--no-progress", "--bootstrap", "10"]
     assert main(argv + ["--workers", "1", "--out", str(tmp_path / "local")]) == 0
     assert main(argv + ["--address", "local", "--out", str(tmp_path / "ray")]) == 0

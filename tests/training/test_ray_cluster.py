@@ -53,17 +53,8 @@ def test_arena_on_a_ray_start_head_cluster(ray_head, tmp_path, monkeypatch):
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)  # as in a fresh shell
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     assert not ray.is_initialized()
-    argv = [
-        "arena",
-        "--game",
-        "cardcassonne",
-        "--agents",
-        "greedy,random",
-        "--games",
-        "2",
-        "--seed",
-        "0",
-    ]
+    argv = ["arena", "--game", "cardcassonne", "--agents", "greedy,random"]
+    argv += ["--games", "2", "--seed", "0"]
     argv += ["--no-progress", "--bootstrap", "10"]
     assert main(argv + ["--workers", "1", "--out", str(tmp_path / "local")]) == 0
     assert main(argv + ["--address", ray_head, "--out", str(tmp_path / "cluster")]) == 0
