@@ -192,9 +192,15 @@ class TileTableAgent(BaseAgent):
         self.two.reset(seed)
         self.table.reset(seed)
 
+    def _agent(self, state: Any) -> AfterstateAgent:
+        return self.two if state.config.players == 2 else self.table
+
     def act(self, state: Any, player: int) -> int:
-        agent = self.two if state.config.players == 2 else self.table
-        return agent.act(state, player)
+        return self._agent(state).act(state, player)
+
+    def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
+        """The playing network's value of every legal option (see AfterstateAgent)."""
+        return self._agent(state).decision_values(state, player)
 
 
 def make_pretrained(game: str, simulations: int | None = None, seed: int | None = None) -> Any:

@@ -41,6 +41,8 @@ class TrainConfig:
     warm_start_augment: bool = False  # tile game: sample i is turned (epoch + i) % 4 times
     warm_start_learning_rate: float | None = None  # None: learning_rate
     warm_start_batch_size: int | None = None  # None: batch_size
+    # None: imitate the moves played; T: the teacher's values of all options, softmax(v / T)
+    warm_start_temperature: float | None = None
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -81,7 +83,7 @@ class TrainConfig:
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("warm_start_learning_rate", "warm_start_batch_size"):
+        for name in ("warm_start_learning_rate", "warm_start_batch_size", "warm_start_temperature"):
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be > 0 (or None: the PPO value), got {value}")

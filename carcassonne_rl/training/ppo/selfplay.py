@@ -233,7 +233,8 @@ def warm(
     stats = pretrain(model, data, config.warm_start_epochs,
                      config.warm_start_batch_size or config.batch_size, config.seed,
                      augment=augment, learning_rate=config.warm_start_learning_rate,
-                     on_epoch=on_epoch)  # fmt: skip
+                     on_epoch=on_epoch,
+                     temperature=config.warm_start_temperature)  # fmt: skip
     phase(f"warm start: done in {time.time() - t0:.0f} s")
     path = out / "snapshots" / "step_0.zip"
     atomic_save_model(model, path)

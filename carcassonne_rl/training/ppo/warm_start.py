@@ -15,6 +15,13 @@ of one epoch each (the samples are turned batch by batch, not stored four times)
 
 With ``observation="v1"`` the samples are ``carcassonne_v1`` dicts, stored as
 ``data["obs"] = {"board": (N, 46, W, W), "globals": (N, 113)}``.
+
+With ``warm_start_temperature`` T (a teacher that values its options, such as the tile
+game's ``pretrained``) each decision also records the teacher's value of every legal action
+(``data["values"]``, ``(N, A)``, 0 where illegal), and the policy is fitted to
+``softmax(value / T)`` over the legal actions (distillation: the whole ranking of the
+options, not only the one move played). Decisions with a single legal action teach nothing
+about choosing and are left out of the policy's fit.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from carcassonne_rl.agents.policy_agent import make_encoder
 from carcassonne_rl.arena.match import Setup
 from carcassonne_rl.encoders import TileEncoder
 from carcassonne_rl.encoders.tile_encoder import NUM_PLANES
-from carcassonne_rl.encoders.tile_symmetry import rotate_batch
+from carcassonne_rl.encoders.tile_symmetry import rotate_actions, rotate_batch
 from carcassonne_rl.runtime.progress import progress_bar
 from carcassonne_rl.training.train_config import TrainConfig
 
@@ -76,12 +83,15 @@ def collect(
             bar.update(1)
     if bar is not None:
         bar.close()
-    return {
+    data = {
         "obs": _concat([p["obs"] for p in parts]),
         "masks": np.concatenate([p["masks"] for p in parts]),
         "actions": np.concatenate([p["actions"] for p in parts]),
         "returns": np.concatenate([p["returns"] for p in parts]),
     }
+    if parts and all("values" in p for p in parts):
+        data["values"] = np.concatenate([p["values"] for p in parts])
+    return data
 
 
 def _concat(chunks: list) -> Any:
@@ -97,6 +107,8 @@ def _save_game(path: Path, game: dict[str, Any]) -> None:
     obs = game["obs"]
     arrays = {f"obs_{k}": v for k, v in obs.items()} if isinstance(obs, dict) else {"obs": obs}
     buffer = io.BytesIO()
+    if "values" in game:
+        arrays["values"] = game["values"]
     np.savez_compressed(buffer, **arrays, masks=np.packbits(game["masks"], axis=1),
                         mask_size=game["masks"].shape[1], actions=game["actions"],
                         returns=game["returns"])  # fmt: skip
@@ -110,7 +122,10 @@ def _load_game(path: Path) -> dict[str, Any]:
         obs = {k[4:]: z[k] for k in keys} if keys else z["obs"]
         size = int(z["mask_size"])
         masks = np.unpackbits(z["masks"], axis=1, count=size).astype(bool)
-        return {"obs": obs, "masks": masks, "actions": z["actions"], "returns": z["returns"]}
+        game = {"obs": obs, "masks": masks, "actions": z["actions"], "returns": z["returns"]}
+        if "values" in z.files:
+            game["values"] = z["values"]
+        return game
 
 
 def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any]:
@@ -123,12 +138,20 @@ def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any
         make_agent(config.warm_start_agent, config.game, seed=agent_seed + p)
         for p in range(config.players)
     ]
-    obs, masks, actions, seats, diffs = [], [], [], [], []
+    soft = config.warm_start_temperature is not None
+    if soft and not hasattr(agents[0], "decision_values"):
+        raise ValueError(
+            f"warm_start_temperature: the teacher {config.warm_start_agent!r} does not value "
+            "its options (the tile game's pretrained does); leave it unset to imitate moves"
+        )
+    obs, masks, actions, seats, diffs, values = [], [], [], [], [], []
     while not state.is_over:
         p = state.current_player
         o = encoder.encode(state, p)
         obs.append(o.reshape(-1) if flat else o)
         masks.append(encoder.action_mask(state).astype(bool))
+        if soft:
+            values.append(_teacher_values(encoder, agents[p], state, p, len(masks[-1])))
         code = agents[p].act(state, p)
         index = encoder.index_of(state, code)
         if index < 0:  # outside the window (never seen with the default window)
@@ -145,12 +168,33 @@ def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any
         if config.reward_mode == "score_diff":
             r += (_advantage(final, seat) - diff) / SCORE_SCALE
         returns.append(r)
-    return {
+    game = {
         "obs": _stack(obs),
         "masks": np.stack(masks),
         "actions": np.asarray(actions, np.int64),
         "returns": np.asarray(returns, np.float32),
     }
+    if soft:
+        game["values"] = np.stack(values)
+    return game
+
+
+def _teacher_values(encoder: Any, agent: Any, state: Any, player: int, size: int) -> np.ndarray:
+    """The teacher's value of every legal action, by action index (float16, 0 elsewhere)."""
+    row = np.zeros(size, np.float16)
+    codes, vals = agent.decision_values(state, player)
+    for code, v in zip(codes, vals, strict=True):
+        index = encoder.index_of(state, int(code))
+        if index >= 0:
+            row[index] = v
+    return row
+
+
+def soft_targets(values: torch.Tensor, mask: torch.Tensor, temperature: float) -> torch.Tensor:
+    """``softmax(values / temperature)`` over each row's legal actions (0 elsewhere)."""
+    logits = values.float() / temperature
+    logits = logits.masked_fill(~mask, float("-inf"))
+    return torch.softmax(logits, dim=1)
 
 
 def _stack(obs: list) -> np.ndarray | dict[str, np.ndarray]:
@@ -162,6 +206,16 @@ def _stack(obs: list) -> np.ndarray | dict[str, np.ndarray]:
 
 def _rows(obs: np.ndarray | dict[str, np.ndarray], idx: np.ndarray):
     return {k: v[idx] for k, v in obs.items()} if isinstance(obs, dict) else obs[idx]
+
+
+def _turned_values(encoder: TileEncoder, values: np.ndarray, turns: np.ndarray) -> np.ndarray:
+    """Per-action rows, row ``i`` turned ``turns[i]`` quarter turns (as the masks)."""
+    out = values.copy()
+    for k in range(1, 4):
+        rows = np.flatnonzero(turns % 4 == k)
+        if len(rows):
+            out[rows] = rotate_actions(values[rows], k, encoder.window, encoder.messages)
+    return out
 
 
 def _turned(encoder: TileEncoder, obs, masks: np.ndarray, actions: np.ndarray,
@@ -184,12 +238,17 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
              seed: int = 0, augment: TileEncoder | None = None,
              learning_rate: float | None = None,
              on_epoch: Callable[[int, dict[str, float]], None] | None = None,
+             temperature: float | None = None,
              ) -> dict[str, float]:  # fmt: skip
     """Fit ``model.policy`` to the demonstrations; returns the last epoch's mean losses.
     ``augment``: the tile encoder of the (flat) samples, to turn sample ``i`` by
     ``(epoch + i) % 4`` quarter turns in each epoch; None: no rotation. ``learning_rate``:
     the optimiser's rate while imitating (None: the model's; PPO sets its own again).
-    ``on_epoch(epoch, stats)`` is called after each epoch."""
+    ``temperature``: fit the policy to ``softmax(data["values"] / temperature)`` over the
+    legal actions instead of the moves played (accuracy: the move played is the policy's
+    most likely). ``on_epoch(epoch, stats)`` is called after each epoch."""
+    if temperature is not None and "values" not in data:
+        raise ValueError("a temperature needs the teacher's values (data['values'])")
     policy = model.policy
     policy.set_training_mode(True)
     if learning_rate is not None:
@@ -197,6 +256,7 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
             group["lr"] = learning_rate
     rng = np.random.default_rng(seed)
     n = len(data["actions"])  # data["obs"]: an array, or a dict of arrays (v1)
+    choosing = data["masks"].sum(axis=1) > 1  # decisions with a choice: the policy's fit
     stats = {"bc_loss": float("nan"), "value_loss": float("nan"), "accuracy": float("nan")}
     for epoch in range(epochs):
         order = rng.permutation(n)
@@ -204,30 +264,42 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             obs_np, mask, act_np = _rows(data["obs"], idx), data["masks"][idx], data["actions"][idx]
+            vals_np = data["values"][idx] if temperature is not None else None
             if augment is not None:
-                obs_np, mask, act_np = _turned(augment, obs_np, mask, act_np, (epoch + idx) % 4)
+                turns = (epoch + idx) % 4
+                obs_np, mask, act_np = _turned(augment, obs_np, mask, act_np, turns)
+                if vals_np is not None:
+                    vals_np = _turned_values(augment, vals_np, turns)
             if isinstance(obs_np, dict):
                 obs = {k: torch.as_tensor(v).float() for k, v in obs_np.items()}
             else:
                 obs = torch.as_tensor(obs_np).float()
             act = torch.as_tensor(act_np)
             ret = torch.as_tensor(data["returns"][idx])
+            pick = torch.as_tensor(choosing[idx])
             dist = policy.get_distribution(obs, action_masks=mask)
-            logp = dist.log_prob(act)
             values = policy.predict_values(obs).flatten()
-            loss_bc = -logp.mean()
+            if vals_np is not None:
+                target = soft_targets(torch.as_tensor(vals_np), torch.as_tensor(mask), temperature)
+                logp_all = dist.distribution.logits  # normalised; illegal: a huge negative
+                per_sample = -(target * logp_all).sum(dim=1)
+            else:
+                per_sample = -dist.log_prob(act)
+            loss_bc = per_sample[pick].mean() if bool(pick.any()) else per_sample.sum() * 0.0
             loss_v = torch.nn.functional.mse_loss(values, ret)
             loss = loss_bc + 0.5 * loss_v
             policy.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             policy.optimizer.step()
-            bc.append(loss_bc.item())
+            if bool(pick.any()):
+                bc.append(loss_bc.item())
+                best = dist.distribution.probs.argmax(dim=1)
+                acc.append((best == act)[pick].float().mean().item())
             vl.append(loss_v.item())
-            best = dist.distribution.probs.argmax(dim=1)
-            acc.append((best == act).float().mean().item())
-        stats = {"bc_loss": float(np.mean(bc)), "value_loss": float(np.mean(vl)),
-                 "accuracy": float(np.mean(acc))}  # fmt: skip
+        stats = {"bc_loss": float(np.mean(bc)) if bc else float("nan"),
+                 "value_loss": float(np.mean(vl)),
+                 "accuracy": float(np.mean(acc)) if acc else float("nan")}  # fmt: skip
         if on_epoch is not None:
             on_epoch(epoch, stats)
     policy.set_training_mode(False)
