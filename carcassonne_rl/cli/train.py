@@ -281,6 +281,8 @@ def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
                 out[name] = None if text == "None" else int(text)
             elif kind.startswith("float"):
                 out[name] = None if text == "None" else float(text)
+            elif kind.endswith("| None"):
+                out[name] = None if text == "None" else text
             else:
                 out[name] = text
         except ValueError:

@@ -43,6 +43,10 @@ class TrainConfig:
     warm_start_batch_size: int | None = None  # None: batch_size
     # None: imitate the moves played; T: the teacher's values of all options, softmax(v / T)
     warm_start_temperature: float | None = None
+    # DAgger: the last games are played by this agent spec, the teacher labels its positions
+    warm_start_student: str | None = None
+    warm_start_student_games: int = 0
+    warm_start_init: str | None = None  # a saved policy (.zip) the imitation starts from
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -87,7 +91,12 @@ class TrainConfig:
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be > 0 (or None: the PPO value), got {value}")
+        if self.warm_start_student_games and not self.warm_start_student:
+            raise ValueError("warm_start_student_games needs warm_start_student (an agent spec)")
+        if self.warm_start_student_games > self.warm_start_games:
+            raise ValueError("warm_start_student_games must be <= warm_start_games")
         for name in (
+            "warm_start_student_games",
             "snapshot_every",
             "checkpoint_every",
             "eval_every",

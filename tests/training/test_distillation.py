@@ -98,3 +98,55 @@ def test_a_temperature_needs_a_teacher_that_values_its_options():
     config = TrainConfig(game="carcassonne", **{**TINY, "warm_start_agent": "greedy"})
     with pytest.raises(ValueError, match="warm_start_temperature.*greedy"):
         collect(config, games=1, seed=3)
+
+
+def test_dagger_games_play_the_students_moves_with_the_teachers_labels():
+    plain = dict(TINY, warm_start_temperature=None)
+    random_games = collect(TrainConfig(game="carcassonne", **{**plain, "warm_start_agent": "random"}),
+                           games=1, seed=4)  # fmt: skip
+    dagger = TrainConfig(game="carcassonne", **{**TINY, "warm_start_student": "random",
+                                                 "warm_start_student_games": 1})  # fmt: skip
+    labelled = collect(dagger, games=1, seed=4)
+    # the same positions as random playing every seat (same seeds) ...
+    for key in ("board", "globals"):
+        assert np.array_equal(labelled["obs"][key], random_games["obs"][key])
+    # ... labelled with the teacher's moves and values, not the moves played
+    best = np.where(labelled["masks"], labelled["values"].astype(np.float32), -np.inf).argmax(1)
+    choosing = labelled["masks"].sum(axis=1) > 1
+    assert (best == labelled["actions"])[choosing].mean() > 0.7
+    assert (labelled["actions"] != random_games["actions"])[choosing].mean() > 0.5
+    # only the last warm_start_student_games are the student's
+    mixed = collect(TrainConfig(game="carcassonne", **{**TINY, "warm_start_games": 2,
+                                "warm_start_student": "random", "warm_start_student_games": 1}),
+                    games=2, seed=3)  # fmt: skip
+    teacher_only = collect(TrainConfig(game="carcassonne", **TINY), games=1, seed=3)
+    n = len(teacher_only["actions"])
+    assert np.array_equal(mixed["obs"]["board"][:n], teacher_only["obs"]["board"])
+
+
+def test_warm_start_init_copies_a_saved_policy(tmp_path):
+    from carcassonne_rl.cli.train import parse_overrides
+    from carcassonne_rl.training.ppo.selfplay import init_policy
+
+    config = TrainConfig(game="carcassonne", **TINY)
+    env = make_vec_env(config)
+    saved, fresh = new_model(config, env, None), new_model(config, env, None)
+    for p in saved.policy.parameters():
+        torch.nn.init.normal_(p)
+    saved.save(tmp_path / "saved.zip")
+    init_policy(fresh, tmp_path / "saved.zip")
+    for a, b in zip(saved.policy.parameters(), fresh.policy.parameters(), strict=True):
+        assert torch.equal(a, b)
+    wider = new_model(TrainConfig(game="carcassonne", **{**TINY, "channels": 16}), env, None)
+    env.close()
+    with pytest.raises(ValueError, match="another network shape"):
+        init_policy(wider, tmp_path / "saved.zip")
+    with pytest.raises(FileNotFoundError, match="warm_start_init"):
+        init_policy(fresh, tmp_path / "missing.zip")
+    assert parse_overrides(["warm_start_student=None"]) == {"warm_start_student": None}
+    assert parse_overrides(["warm_start_init=a.zip"]) == {"warm_start_init": "a.zip"}
+    with pytest.raises(ValueError, match="warm_start_student"):
+        TrainConfig(game="carcassonne", warm_start_student_games=1)
+    with pytest.raises(ValueError, match="<= warm_start_games"):
+        TrainConfig(game="carcassonne", warm_start_games=1, warm_start_student="random",
+                    warm_start_student_games=2)  # fmt: skip

@@ -204,6 +204,19 @@ class SelfPlayCallback(BaseCallback):
         atomic_write_json(self.out / "eval_history.json", self.state["evals"])
 
 
+def init_policy(model: MaskablePPO, path: str | Path) -> None:
+    """Copy the policy weights of a saved model (``.zip``) into ``model``."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"warm_start_init: no saved policy at {path}")
+    saved = MaskablePPO.load(path, device="cpu").policy.state_dict()
+    try:
+        model.policy.load_state_dict(saved)
+    except RuntimeError as err:
+        first = str(err).splitlines()[0]
+        raise ValueError(f"warm_start_init: {path} has another network shape ({first})") from None
+
+
 def warm(
     model: MaskablePPO, config: TrainConfig, out: Path, state: dict, progress: bool = True
 ) -> None:
@@ -219,6 +232,8 @@ def warm(
         config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress,
         cache=out / "warm_start",
     )  # fmt: skip
+    if config.warm_start_init:
+        init_policy(model, config.warm_start_init)
     phase(f"warm start: fitting the policy to {len(data['actions'])} decisions")
     augment = None
     if config.warm_start_augment and config.game == "carcassonne":

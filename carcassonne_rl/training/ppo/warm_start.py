@@ -22,6 +22,11 @@ game's ``pretrained``) each decision also records the teacher's value of every l
 ``softmax(value / T)`` over the legal actions (distillation: the whole ranking of the
 options, not only the one move played). Decisions with a single legal action teach nothing
 about choosing and are left out of the policy's fit.
+
+DAgger: the last ``warm_start_student_games`` games are played by ``warm_start_student``
+(e.g. ``policy:imitation.npz``, the policy imitated so far) while the teacher labels every
+decision, so the policy also learns the teacher's answer in the positions its own mistakes
+lead to; ``warm_start_init`` starts the fit from a saved policy (a run's ``step_0.zip``).
 """
 
 from __future__ import annotations
@@ -76,7 +81,8 @@ def collect(
         if path is not None and path.exists():
             parts.append(_load_game(path))
         else:
-            parts.append(_play_game(config, seed + g, seed + 97 * g))
+            student = g >= games - config.warm_start_student_games
+            parts.append(_play_game(config, seed + g, seed + 97 * g, student))
             if path is not None:
                 _save_game(path, parts[-1])
         if bar is not None:
@@ -128,9 +134,13 @@ def _load_game(path: Path) -> dict[str, Any]:
         return game
 
 
-def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any]:
+def _play_game(
+    config: TrainConfig, deal: int, agent_seed: int, student: bool = False
+) -> dict[str, Any]:
     """The demonstrations of one game (``deal``) of ``config.warm_start_agent`` in every
-    seat (seat ``p``'s agent seeded ``agent_seed + p``)."""
+    seat (seat ``p``'s agent seeded ``agent_seed + p``). ``student``: the moves are
+    ``config.warm_start_student``'s, the teacher only labels them (its move and values at
+    the positions the student reaches: DAgger)."""
     encoder = make_encoder(config.game, config.expansions, config.window, config.observation)
     flat = config.env_name == "carcassonne_v0"
     state = Setup(config.game, config.players, config.expansions).new_state(deal)
@@ -144,6 +154,10 @@ def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any
             f"warm_start_temperature: the teacher {config.warm_start_agent!r} does not value "
             "its options (the tile game's pretrained does); leave it unset to imitate moves"
         )
+    players = [
+        make_agent(config.warm_start_student, config.game, seed=agent_seed + p)
+        for p in range(config.players)
+    ] if student else agents  # fmt: skip
     obs, masks, actions, seats, diffs, values = [], [], [], [], [], []
     while not state.is_over:
         p = state.current_player
@@ -159,6 +173,8 @@ def _play_game(config: TrainConfig, deal: int, agent_seed: int) -> dict[str, Any
         actions.append(index)
         seats.append(p)
         diffs.append(_advantage(state.scores, p))
+        if student:
+            code = players[p].act(state, p)
         state.apply_code(int(code))
     final = state.scores
     winners = state.winners()
