@@ -101,9 +101,8 @@ def test_a_temperature_needs_a_teacher_that_values_its_options():
 
 
 def test_dagger_games_play_the_students_moves_with_the_teachers_labels():
-    plain = dict(TINY, warm_start_temperature=None)
-    random_games = collect(TrainConfig(game="carcassonne", **{**plain, "warm_start_agent": "random"}),
-                           games=1, seed=4)  # fmt: skip
+    plain = dict(TINY, warm_start_temperature=None, warm_start_agent="random")
+    random_games = collect(TrainConfig(game="carcassonne", **plain), games=1, seed=4)
     dagger = TrainConfig(game="carcassonne", **{**TINY, "warm_start_student": "random",
                                                  "warm_start_student_games": 1})  # fmt: skip
     labelled = collect(dagger, games=1, seed=4)
