@@ -35,6 +35,7 @@ from .value_net import MLP, ModelFileError, single_threaded_blas
 CARD_POLICY_KIND = "card_policy"
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_2p.npz"}
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
+OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 
 
 def model_dir() -> Path:
@@ -218,3 +219,14 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
     return ValueSearchAgent(net, simulations, seed=seed)
+
+
+def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
+    """``pretrained-obs``: the shipped tile policy that decides from the ``carcassonne_v1``
+    observation alone (numpy, see ``tile_obs_net``)."""
+    from .tile_obs_net import TileObsNet, TileObsPolicyAgent
+
+    path = model_dir() / OBS_MODEL_FILE
+    if not path.exists():
+        raise ModelFileError(f"no pretrained-obs model in this installation ({path})")
+    return TileObsPolicyAgent(TileObsNet.load(path), seed=seed, name="pretrained-obs")

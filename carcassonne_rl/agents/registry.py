@@ -5,8 +5,9 @@ Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K]``: tile game,
-expectimax over the next tile for the K best options, see ``tile_search``), and
-``policy:PATH`` for a model saved by a trainer (``runs/NAME/final_model.zip`` or ``.npz``,
+expectimax over the next tile for the K best options, see ``tile_search``),
+``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
+observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer (``runs/NAME/final_model.zip`` or ``.npz``,
 or the run folder). Rooms above may add families (:func:`register_agent_family`):
 ``openspiel:mcts:1000`` once ``carcassonne_rl.openspiel`` is imported.
 """
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from .base import Agent
 
 GAMES = ("carcassonne", "cardcassonne")
-NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained")
+NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs")
 
 #: Agent families that rooms above this one add when they are imported (``name:params``
 #: specs; ``carcassonne_rl.openspiel`` adds ``openspiel``): name -> factory(params, game, seed)
@@ -68,6 +69,16 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError(f"bad spec {spec!r}: SIMS must be an integer") from None
         agent = make_pretrained(game, sims, seed)
         agent.name = spec.strip().lower()
+        return agent
+    if name == "pretrained-obs":
+        if params:
+            raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")
+        if game != "carcassonne":
+            raise ValueError("pretrained-obs plays the tile game (carcassonne) only")
+        from .pretrained import make_pretrained_obs
+
+        agent = make_pretrained_obs(seed)
+        agent.name = name
         return agent
     if name != "mcts" and params:
         raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")

@@ -186,7 +186,17 @@ class TileObsPolicyAgent(BaseAgent):
         index = int(np.searchsorted(np.cumsum(probs), self.rng.random(), side="right"))
         return min(index, int(np.flatnonzero(probs)[-1]))
 
+    def check_expansions(self, expansions: tuple[str, ...]) -> None:
+        """``ValueError`` if the policy cannot play games with ``expansions``: a network
+        trained without The Messages has no outputs for its actions."""
+        if "messages" in expansions and not self.net.messages:
+            raise ValueError(
+                f"{self.name} was trained without The Messages (its actions do not include "
+                "them): it plays the base game and the Labyrinth"
+            )
+
     def act(self, state: Any, player: int) -> int:
+        self.check_expansions(tuple(state.config.expansions))
         legal = state.legal_action_codes()
         if len(legal) == 1:  # nothing to decide (e.g. no follower can be placed)
             return int(legal[0])

@@ -159,8 +159,9 @@ def run_arena(args: argparse.Namespace) -> int:
         setup = Setup(args.game, args.players, args.expansions)
     except ValueError as err:
         raise UserError(str(err)) from None
-    specs = agent_specs(args.agents, args.game, "--agents")  # fail early on a bad spec
-    opponents = agent_specs(args.opponents, args.game, "--opponents") if args.opponents else []
+    exps = tuple(args.expansions)  # fail early on a bad spec, or one that cannot play them
+    specs = agent_specs(args.agents, args.game, "--agents", exps)
+    opponents = agent_specs(args.opponents, args.game, "--opponents", exps) if args.opponents else []
     if not opponents and len(specs) < 2:
         raise UserError("--agents names one agent: name another, or its --opponents")
     out = report_folder(args.out, args.game, args.overwrite)

@@ -46,8 +46,12 @@ def expansions(text: str) -> tuple[str, ...]:
     return names
 
 
-def agent_specs(text: str, game: str, option: str) -> list[str]:
-    """Comma-separated agent specs, each checked by building it (``UserError`` if bad)."""
+def agent_specs(
+    text: str, game: str, option: str, expansions: tuple[str, ...] | None = None
+) -> list[str]:
+    """Comma-separated agent specs, each checked by building it (``UserError`` if bad);
+    with ``expansions``, also that each agent plays that expansion set (an agent may say
+    it does not with ``check_expansions(expansions)``)."""
     from carcassonne_rl.agents import make_agent
 
     specs = [s.strip() for s in text.split(",") if s.strip()]
@@ -60,7 +64,10 @@ def agent_specs(text: str, game: str, option: str) -> list[str]:
             raise UserError(f"{option}: {err}") from None
     for spec in specs:
         try:
-            make_agent(spec, game)
+            agent = make_agent(spec, game)
+            check = getattr(agent, "check_expansions", None)
+            if expansions is not None and check is not None:
+                check(tuple(expansions))
         except (ValueError, OSError, KeyError, zipfile.BadZipFile) as err:
             raise UserError(f"{option}: {err}") from None
     return specs

@@ -200,6 +200,9 @@ class PlaySession:
                 p: make_agent(spec, game, seed=self.seed * 16 + p)
                 for p, spec in zip(other_seats, specs, strict=True)
             }
+            for agent in self.agents.values():
+                if hasattr(agent, "check_expansions"):
+                    agent.check_expansions(tuple(expansions))
         except (ValueError, OSError, ImportError) as err:
             raise PlayError(f"bad opponent: {err}") from None
         self.opponent_names = {p: a.name for p, a in self.agents.items()}

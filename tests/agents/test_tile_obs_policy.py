@@ -148,3 +148,54 @@ def _pile(state) -> np.ndarray:
     """The hidden draw pile (tile types in draw order) of a state."""
     ints = state._ints
     return ints[L.O_DECK + ints[L.R_DECKPOS] : L.O_DECK + ints[L.R_DECKLEN]].copy()
+
+
+def test_shipped_pretrained_obs_reads_only_the_observation():
+    """``pretrained-obs``: the shipped observation policy; the same public view from two
+    engine states gives the same probabilities, and from the env's dict the same move."""
+    agent = make_agent("pretrained-obs", "carcassonne", seed=0)
+    assert isinstance(agent, TileObsPolicyAgent) and agent.name == "pretrained-obs"
+    config = GameConfig(players=2, seed=0)
+    a = new_game(config, draw_order="UVWKLEEB", fill_pile=True)
+    b = new_game(config, draw_order="UVWKLBEE", fill_pile=True)
+    for code in (a.legal_action_codes()[3], 0):
+        a.apply_code(int(code))
+        b.apply_code(int(code))
+    assert not np.array_equal(_pile(a), _pile(b))
+    obs_a = agent.encoder.encode(a, a.current_player)
+    obs_b = agent.encoder.encode(b, b.current_player)
+    for obs, state in ((obs_a, a), (obs_b, b)):
+        obs["action_mask"] = agent.encoder.action_mask(state)
+    np.testing.assert_array_equal(agent.probabilities(obs_a), agent.probabilities(obs_b))
+    env = carcassonne_v1.env(players=2)
+    env.reset(seed=7)
+    for _ in range(40):
+        obs, _, _, _, _ = env.last()
+        state = env.unwrapped.state
+        index = agent.decide(obs)
+        assert obs["action_mask"][index] == 1
+        assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)
+        env.step(index)
+    with pytest.raises(ValueError, match="tile game"):
+        make_agent("pretrained-obs", "cardcassonne")
+    with pytest.raises(ValueError, match="no parameters"):
+        make_agent("pretrained-obs:3", "carcassonne")
+
+
+def test_a_policy_without_the_messages_refuses_them(capsys, tmp_path):
+    from carcassonne_rl.cli.main import main
+    from carcassonne_rl.play.session import PlayError, PlaySession
+
+    agent = make_agent("pretrained-obs", "carcassonne", seed=0)
+    state = new_game(GameConfig(players=2, seed=0, expansions=("messages",)))
+    with pytest.raises(ValueError, match="without The Messages"):
+        agent.act(state, state.current_player)
+    agent.check_expansions(("labyrinth",))  # the Labyrinth adds no action: it plays
+    argv = ["arena", "--agents", "pretrained-obs,greedy", "--expansions", "messages",
+            "--games", "1", "--out", str(tmp_path / "report")]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "pretrained-obs was trained without The Messages" in err and "Traceback" not in err
+    assert not (tmp_path / "report").exists()
+    with pytest.raises(PlayError, match="without The Messages"):
+        PlaySession("carcassonne", 2, ("messages",), 0, ["pretrained-obs"], 0, tmp_path)
