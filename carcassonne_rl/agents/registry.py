@@ -7,9 +7,10 @@ Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 network-guided search with 200 simulations; ``pretrained:search[=K]``: tile game,
 expectimax over the next tile for the K best options, see ``tile_search``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
-observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer (``runs/NAME/final_model.zip`` or ``.npz``,
-or the run folder). Rooms above may add families (:func:`register_agent_family`):
-``openspiel:mcts:1000`` once ``carcassonne_rl.openspiel`` is imported.
+observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer
+(``runs/NAME/final_model.zip`` or ``.npz``, or the run folder). Rooms above may add
+families (:func:`register_agent_family`): ``openspiel:mcts:1000`` once
+``carcassonne_rl.openspiel`` is imported.
 """
 
 from __future__ import annotations

@@ -161,7 +161,9 @@ def run_arena(args: argparse.Namespace) -> int:
         raise UserError(str(err)) from None
     exps = tuple(args.expansions)  # fail early on a bad spec, or one that cannot play them
     specs = agent_specs(args.agents, args.game, "--agents", exps)
-    opponents = agent_specs(args.opponents, args.game, "--opponents", exps) if args.opponents else []
+    opponents = []
+    if args.opponents:
+        opponents = agent_specs(args.opponents, args.game, "--opponents", exps)
     if not opponents and len(specs) < 2:
         raise UserError("--agents names one agent: name another, or its --opponents")
     out = report_folder(args.out, args.game, args.overwrite)
