@@ -4,6 +4,7 @@ play and replay."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .args import UserError
@@ -89,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"carcassonne-rl {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the output's reader went away (e.g. `| head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 1
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -171,3 +171,17 @@ def test_console_script_prints_one_line_and_no_traceback(tmp_path) -> None:
         assert done.returncode == 2, done.stderr
         assert done.stderr.count("\n") == 1 and expected in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_output_cut_short_by_its_reader_is_no_traceback(tmp_path) -> None:
+    """``carcassonne-rl arena ... | head -1``: the reader leaves, the command stops quietly."""
+    cmd = [sys.executable, "-m", "carcassonne_rl.cli.main", "arena", "--agents", "greedy,random",
+           "--games", "2", "--seed", "0", "--workers", "1", "--no-progress", "--bootstrap", "0",
+           "--out", str(tmp_path / "report")]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does once it has its line
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert first.startswith("| agent |")
+    assert "Traceback" not in err and "BrokenPipeError" not in err
