@@ -180,20 +180,26 @@ class ValueSearchAgent(TileMCTSAgent):
 
 
 class TileTableAgent(BaseAgent):
-    """The tile game's ``pretrained``: one network for 2 players, another for 3-5."""
+    """The tile game's ``pretrained``: one agent for 2 players, another for 3-5 (each
+    built on its network: ``carcassonne_2p.npz`` and ``carcassonne_table.npz``)."""
 
-    def __init__(self, two: MLP, table: MLP, seed: int | None = None) -> None:
+    def __init__(self, two: Any, table: Any, seed: int | None = None) -> None:
         super().__init__(seed)
         self.name = "pretrained"
-        self.two = AfterstateAgent(two, seed=seed, name="pretrained")
-        self.table = AfterstateAgent(table, seed=seed, name="pretrained")
+        self.two, self.table = two, table
+
+    @classmethod
+    def of_networks(cls, two: MLP, table: MLP, seed: int | None = None) -> TileTableAgent:
+        """The network-only agents (``pretrained``)."""
+        return cls(AfterstateAgent(two, seed=seed, name="pretrained"),
+                   AfterstateAgent(table, seed=seed, name="pretrained"), seed)  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.two.reset(seed)
         self.table.reset(seed)
 
-    def _agent(self, state: Any) -> AfterstateAgent:
+    def _agent(self, state: Any) -> Any:
         return self.two if state.config.players == 2 else self.table
 
     def act(self, state: Any, player: int) -> int:
@@ -204,6 +210,12 @@ class TileTableAgent(BaseAgent):
         return self._agent(state).decision_values(state, player)
 
 
+def table_network() -> MLP | None:
+    """The network trained at 2-5 player tables, if this installation has it."""
+    path = model_dir() / TABLE_MODEL_FILE
+    return load_value_net(path) if path.exists() else None
+
+
 def make_pretrained(game: str, simulations: int | None = None, seed: int | None = None) -> Any:
     """The shipped agent of ``game`` (``simulations``: the tile game's network-guided search)."""
     if game == "cardcassonne":
@@ -212,9 +224,9 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
         return CardNetAgent(MLP.load(pretrained_path(game), kind=CARD_POLICY_KIND), seed=seed)
     net = load_value_net(pretrained_path(game))
     if simulations is None:
-        table = model_dir() / TABLE_MODEL_FILE
-        if table.exists():
-            return TileTableAgent(net, load_value_net(table), seed=seed)
+        table = table_network()
+        if table is not None:
+            return TileTableAgent.of_networks(net, table, seed=seed)
         return AfterstateAgent(net, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")

@@ -140,8 +140,13 @@ def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Ag
             "candidates searched)"
         ) from None
     from .afterstate_agent import load_value_net
+    from .pretrained import TileTableAgent, table_network
 
-    return ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed)
+    two = ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed)
+    table = table_network()
+    if table is None:
+        return two
+    return TileTableAgent(two, ExpectimaxAgent(table, candidates, seed), seed)
 
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:

@@ -52,7 +52,7 @@ def test_a_swapped_draw_keeps_the_unknown_tiles_and_plays_legally() -> None:
 def test_the_expectation_weighs_every_tile_by_its_count() -> None:
     """Recomputed here tile by tile: the next seat's best reply by its own value, the
     searching seat's value = minus that (2 players), weighted by the tile counts."""
-    agent = make_agent("pretrained:search", "carcassonne", seed=0)
+    agent = make_agent("pretrained:search", "carcassonne", seed=0).two  # 2 players
     s = _position(turns=50)
     me = s.current_player
     after = options(s)[0].state
@@ -74,7 +74,13 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(players, expans
     answers a legal move, and the same one when the hidden pile is reshuffled."""
     agent = make_agent("pretrained:search=2", "carcassonne", seed=0)
     fast = make_agent("pretrained", "carcassonne", seed=0)
-    assert isinstance(agent, ExpectimaxAgent) and agent.candidates == 2
+    table = agent.two if players == 2 else agent.table  # the search at this table
+    assert isinstance(table, ExpectimaxAgent) and table.candidates == 2
+    # it searches with the network pretrained plays at this table
+    plays = fast.two.net if players == 2 else fast.table.net
+    probe = np.random.default_rng(0).random((4, plays.inputs), dtype=np.float32)
+    np.testing.assert_array_equal(table.net.forward(probe), plays.forward(probe))
+    assert table.net.meta.get("feature_set", "v1") == ("v1" if players == 2 else "table")
     s = new_game(GameConfig(players=players, seed=2, expansions=expansions))
     checked = 0
     while not s.is_over:
