@@ -18,6 +18,7 @@ margin = own final score - best other final score; it is trained by
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from carcassonne_rl.encoders.table_features import (
 
 from .base import BaseAgent
 from .tile_greedy import after
+from .tile_hidden import resample_hidden
 from .value_net import MLP, ModelFileError, single_threaded_blas
 
 MODEL_KIND = "tile_afterstate_value"
@@ -47,7 +49,13 @@ class Option:
 
 
 def options(state: Any) -> list[Option]:
-    """Every option of the pending decision, with its settled afterstate."""
+    """Every option of the pending decision, with its settled afterstate. With The Messages,
+    settling may draw message cards, so the options are played on a clone whose hidden
+    order (unseen messages, undrawn tiles) is resampled from what the players know: the
+    afterstates never depend on the true hidden order."""
+    if getattr(state.config, "messages", False):
+        state = state.clone()
+        resample_hidden(state, random.Random(0))
     out = []
     placing = state.phase == "place_tile"
     for code in state.legal_action_codes().tolist():
