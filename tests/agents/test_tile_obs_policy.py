@@ -108,19 +108,9 @@ def test_decision_depends_only_on_the_observation_dict(tiny_model, tmp_path):
     out = tmp_path / "tile_obs.npz"
     export_run(tiny_model, out)
     agent = make_agent(f"policy:{out}", "carcassonne", seed=0)
-    config = GameConfig(players=2, seed=0)
-    a = new_game(config, draw_order="UVWKLEEB", fill_pile=True)
-    b = new_game(config, draw_order="UVWKLBEE", fill_pile=True)
-    for code in (a.legal_action_codes()[3], 0):
-        a.apply_code(int(code))
-        b.apply_code(int(code))
-    assert not np.array_equal(_pile(a), _pile(b))
+    a, b, obs_a, obs_b = _twin_views(agent)
     assert sorted(_pile(a)) == sorted(_pile(b))
-    obs_a = agent.encoder.encode(a, a.current_player)
-    obs_b = agent.encoder.encode(b, b.current_player)
-    assert all(np.array_equal(obs_a[k], obs_b[k]) for k in obs_a)
-    for obs, state in ((obs_a, a), (obs_b, b)):
-        obs["action_mask"] = agent.encoder.action_mask(state)
+    assert all(np.array_equal(obs_a[k], obs_b[k]) for k in ("board", "globals"))
     np.testing.assert_array_equal(agent.probabilities(obs_a), agent.probabilities(obs_b))
     assert agent.act(a, a.current_player) == agent.act(b, b.current_player)
 
@@ -144,6 +134,24 @@ def test_the_env_observation_alone_decides_the_move(tiny_model, tmp_path):
             env.step(index)
 
 
+def _twin_views(agent: TileObsPolicyAgent) -> tuple:
+    """Two states with the same public view, the same tiles left in another hidden order,
+    and the agent's observation of each (with its action mask)."""
+    config = GameConfig(players=2, seed=0)
+    a = new_game(config, draw_order="UVWKLEEB", fill_pile=True)
+    b = new_game(config, draw_order="UVWKLBEE", fill_pile=True)
+    for code in (a.legal_action_codes()[3], 0):
+        a.apply_code(int(code))
+        b.apply_code(int(code))
+    assert not np.array_equal(_pile(a), _pile(b))
+    views = []
+    for state in (a, b):
+        obs = agent.encoder.encode(state, state.current_player)
+        obs["action_mask"] = agent.encoder.action_mask(state)
+        views.append(obs)
+    return a, b, *views
+
+
 def _pile(state) -> np.ndarray:
     """The hidden draw pile (tile types in draw order) of a state."""
     ints = state._ints
@@ -155,17 +163,7 @@ def test_shipped_pretrained_obs_reads_only_the_observation():
     engine states gives the same probabilities, and from the env's dict the same move."""
     agent = make_agent("pretrained-obs", "carcassonne", seed=0)
     assert isinstance(agent, TileObsPolicyAgent) and agent.name == "pretrained-obs"
-    config = GameConfig(players=2, seed=0)
-    a = new_game(config, draw_order="UVWKLEEB", fill_pile=True)
-    b = new_game(config, draw_order="UVWKLBEE", fill_pile=True)
-    for code in (a.legal_action_codes()[3], 0):
-        a.apply_code(int(code))
-        b.apply_code(int(code))
-    assert not np.array_equal(_pile(a), _pile(b))
-    obs_a = agent.encoder.encode(a, a.current_player)
-    obs_b = agent.encoder.encode(b, b.current_player)
-    for obs, state in ((obs_a, a), (obs_b, b)):
-        obs["action_mask"] = agent.encoder.action_mask(state)
+    a, b, obs_a, obs_b = _twin_views(agent)
     np.testing.assert_array_equal(agent.probabilities(obs_a), agent.probabilities(obs_b))
     env = carcassonne_v1.env(players=2)
     env.reset(seed=7)
