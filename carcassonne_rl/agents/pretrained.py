@@ -236,9 +236,9 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
     """``pretrained-obs``: the shipped tile policy that decides from the ``carcassonne_v1``
     observation alone (numpy, see ``tile_obs_net``)."""
-    from .tile_obs_net import TileObsNet, TileObsPolicyAgent
+    from .tile_obs_net import TileObsPolicyAgent, load_tile_obs_policy
 
     path = model_dir() / OBS_MODEL_FILE
     if not path.exists():
         raise ModelFileError(f"no pretrained-obs model in this installation ({path})")
-    return TileObsPolicyAgent(TileObsNet.load(path), seed=seed, name="pretrained-obs")
+    return TileObsPolicyAgent(load_tile_obs_policy(path), seed=seed, name="pretrained-obs")

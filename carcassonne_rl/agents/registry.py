@@ -164,13 +164,13 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
     if target.suffix == ".npz":  # tensors-only: tile values, tile or card policies
         from .afterstate_agent import AfterstateAgent, load_value_net
         from .pretrained import CARD_POLICY_KIND, CardNetAgent
-        from .tile_obs_net import TileObsNet, TileObsPolicyAgent, is_tile_obs_policy
+        from .tile_obs_net import TileObsPolicyAgent, is_tile_obs_policy, load_tile_obs_policy
         from .value_net import MLP
 
         if is_tile_obs_policy(target):
             if game != "carcassonne":
                 raise ValueError(f"policy:{path} plays carcassonne, not {game}")
-            return TileObsPolicyAgent(TileObsNet.load(target), seed=seed)
+            return TileObsPolicyAgent(load_tile_obs_policy(target), seed=seed)
         net = MLP.load(target)
         plays = "cardcassonne" if net.meta.get("kind") == CARD_POLICY_KIND else "carcassonne"
         if plays != game:

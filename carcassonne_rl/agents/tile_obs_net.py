@@ -24,9 +24,14 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from .base import BaseAgent
+from .tile_obs_features import (
+    TILE_OBS_POLICY_KIND,
+    TileFeatureNet,
+    read_policy_file,
+    write_policy_file,
+)
 from .value_net import ModelFileError, single_threaded_blas
 
-TILE_OBS_POLICY_KIND = "tile_obs_policy"
 NETS = ("board", "planes")
 
 
@@ -108,32 +113,26 @@ class TileObsNet:
         out = self.p[f"{name}.linear.weight"] @ pooled + self.p[f"{name}.linear.bias"]
         return out[:, None, None]
 
+    def option_logits(self, board: np.ndarray, glob: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Logits of the ``legal`` action indices."""
+        return self.logits(board, glob)[legal]
+
     # ------------------------------------------------------------------ files
     def save(self, target: str | Path | BinaryIO) -> None:
         """Write the ``.npz`` (to a temporary name first, then renamed into place)."""
-        arrays = dict(self.p)
-        arrays["meta"] = np.frombuffer(json.dumps(self.meta).encode(), np.uint8)
-        if hasattr(target, "write"):
-            np.savez(target, **arrays)
-            return
-        path = Path(target)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        tmp.replace(path)
+        write_policy_file(target, self.p, self.meta)
 
     @classmethod
     def load(cls, path: str | Path) -> TileObsNet:
-        path = Path(path)
-        if not path.is_file():
-            raise ModelFileError(f"no model file at {path}")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(bytes(data["meta"]).decode())
-                arrays = {k: data[k] for k in data.files if k != "meta"}
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-            raise ModelFileError(f"{path} is not a model file of this package: {exc}") from None
-        return cls(arrays, meta)
+        return cls(*read_policy_file(path))
+
+
+def load_tile_obs_policy(path: str | Path) -> TileObsNet | TileFeatureNet:
+    """The observation policy in ``path``: a board network or a features network."""
+    arrays, meta = read_policy_file(path)
+    if meta.get("net") == "features":
+        return TileFeatureNet(arrays, meta)
+    return TileObsNet(arrays, meta)
 
 
 def is_tile_obs_policy(path: str | Path) -> bool:
@@ -153,7 +152,7 @@ class TileObsPolicyAgent(BaseAgent):
 
     def __init__(
         self,
-        net: TileObsNet,
+        net: TileObsNet | TileFeatureNet,
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "pretrained-obs",
@@ -173,9 +172,11 @@ class TileObsPolicyAgent(BaseAgent):
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError("the observation's action mask is empty: nothing to decide")
-        logits = self.net.logits(observation["board"], observation["globals"]).astype(np.float64)
-        logits = np.where(mask, logits, -np.inf)
-        probs = np.exp(logits - logits.max())
+        legal = np.flatnonzero(mask)
+        logits = self.net.option_logits(observation["board"], observation["globals"], legal)
+        logits = np.asarray(logits, np.float64)
+        probs = np.zeros(len(mask))
+        probs[legal] = np.exp(logits - logits.max())
         return probs / probs.sum()
 
     def decide(self, observation: dict[str, np.ndarray]) -> int:

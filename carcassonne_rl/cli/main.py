@@ -59,6 +59,7 @@ def _add_bench_parser(sub) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``carcassonne-rl`` and all its sub-commands (parsing runs nothing)."""
     from .arena import add_arena_parser
+    from .distill import add_distill_parser
     from .export import add_export_parser
     from .fuzz import add_fuzz_parser
     from .main_job import add_main_parser
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluate_parser(sub)
     add_arena_parser(sub)
     add_export_parser(sub)
+    add_distill_parser(sub)
     _add_bench_parser(sub)
     add_play_parser(sub)
     add_replay_parser(sub)
@@ -134,6 +136,10 @@ def _run(args: argparse.Namespace) -> int:
         from .train import run_evaluate
 
         return run_evaluate(args)
+    if args.command == "distill":
+        from .distill import run_distill
+
+        return run_distill(args)
     if args.command == "export":
         from .export import run_export
 

@@ -121,17 +121,9 @@ def test_the_env_observation_alone_decides_the_move(tiny_model, tmp_path):
     out = tmp_path / "tile_obs.npz"
     export_run(tiny_model, out)
     agent = make_agent(f"policy:{out}", "carcassonne", seed=0)
-    env = carcassonne_v1.env(players=2, window=9)
-    env.reset(seed=5)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(30):
-            obs, _, _, _, _ = env.last()
-            state = env.unwrapped.state
-            index = agent.decide(obs)
-            assert obs["action_mask"][index] == 1
-            assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)
-            env.step(index)
+        warnings.simplefilter("ignore")  # window 9: overflow warnings are expected
+        _env_moves_are_the_agents(agent, seed=5, moves=30, window=9)
 
 
 def _twin_views(agent: TileObsPolicyAgent) -> tuple:
@@ -165,15 +157,7 @@ def test_shipped_pretrained_obs_reads_only_the_observation():
     assert isinstance(agent, TileObsPolicyAgent) and agent.name == "pretrained-obs"
     a, b, obs_a, obs_b = _twin_views(agent)
     np.testing.assert_array_equal(agent.probabilities(obs_a), agent.probabilities(obs_b))
-    env = carcassonne_v1.env(players=2)
-    env.reset(seed=7)
-    for _ in range(40):
-        obs, _, _, _, _ = env.last()
-        state = env.unwrapped.state
-        index = agent.decide(obs)
-        assert obs["action_mask"][index] == 1
-        assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)
-        env.step(index)
+    _env_moves_are_the_agents(agent, seed=7)
     with pytest.raises(ValueError, match="tile game"):
         make_agent("pretrained-obs", "cardcassonne")
     with pytest.raises(ValueError, match="no parameters"):
@@ -197,3 +181,36 @@ def test_a_policy_without_the_messages_refuses_them(capsys, tmp_path):
     assert not (tmp_path / "report").exists()
     with pytest.raises(PlayError, match="without The Messages"):
         PlaySession("carcassonne", 2, ("messages",), 0, ["pretrained-obs"], 0, tmp_path)
+
+
+def test_the_features_policy_reads_only_the_observation(tmp_path):
+    """The features net (option features rebuilt from the planes): the same public view
+    from two engine states gives the same probabilities; the env's dict the same move."""
+    from carcassonne_rl.training.distill.fit import FeaturePolicy, to_numpy
+
+    torch.manual_seed(0)
+    path = tmp_path / "features.npz"
+    to_numpy(FeaturePolicy(hidden=16), window=29).save(path)
+    agent = make_agent(f"policy:{path}", "carcassonne", seed=0)
+    a, b, obs_a, obs_b = _twin_views(agent)
+    probs = agent.probabilities(obs_a)
+    np.testing.assert_array_equal(probs, agent.probabilities(obs_b))
+    assert np.isclose(probs.sum(), 1.0) and (probs[obs_a["action_mask"] == 0] == 0).all()
+    assert len(np.unique(probs[probs > 0])) > 1  # the scores tell the options apart
+    _env_moves_are_the_agents(agent, seed=3)
+
+
+def _env_moves_are_the_agents(
+    agent: TileObsPolicyAgent, seed: int, moves: int = 40, window: int = 29
+) -> None:
+    """Along ``moves`` decisions of the env, the index decided from the observation dict is
+    legal and is the move the agent makes from the engine state."""
+    env = carcassonne_v1.env(players=2, window=window)
+    env.reset(seed=seed)
+    for _ in range(moves):
+        obs, _, _, _, _ = env.last()
+        state = env.unwrapped.state
+        index = agent.decide(obs)
+        assert obs["action_mask"][index] == 1
+        assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)
+        env.step(index)

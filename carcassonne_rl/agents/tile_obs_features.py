@@ -1,0 +1,113 @@
+"""The tile ``features`` policy: two small MLPs that score every legal option of one
+``carcassonne_v1`` observation from its option features (numpy, no torch).
+
+The option features (``encoders/obs_features.py``) are computed from the observation dict
+alone: the roads, cities, cloisters and followers rebuilt from the board planes, and for a
+placement what the turned tile would join, complete and leave open there. One MLP scores
+placements, one scores follower options; the policy is the softmax of the scores over the
+legal options. Trained by ``carcassonne-rl distill`` (``training/distill``) on the values
+that a teacher gives every legal option.
+
+File format (``.npz``, read with ``allow_pickle=False``): ``place.{i}.weight``/``bias`` and
+``follow.{i}.weight``/``bias`` for the linear layers (ReLU between them), plus ``meta``, a
+JSON document as a uint8 array (``kind``: ``tile_obs_policy``, ``net``: ``features``,
+``window``, ``messages``: false, ``place_features``, ``follow_features``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from carcassonne_rl.encoders.obs_features import (
+    FOLLOW_FEATURES,
+    NUM_FOLLOW,
+    NUM_PLACE,
+    PLACE_FEATURES,
+    option_features,
+)
+
+from .value_net import ModelFileError
+
+TILE_OBS_POLICY_KIND = "tile_obs_policy"
+HEADS = ("place", "follow")
+
+
+def write_policy_file(
+    target: str | Path | BinaryIO, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+) -> None:
+    """Write tensors + JSON meta as an ``.npz`` (a path: to a temporary name, then renamed)."""
+    arrays = dict(arrays)
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    if hasattr(target, "write"):
+        np.savez(target, **arrays)
+        return
+    path = Path(target)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    tmp.replace(path)
+
+
+def read_policy_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """``(arrays, meta)`` of a policy ``.npz``; :class:`ModelFileError` if it is not one."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"no model file at {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode())
+            arrays = {k: data[k] for k in data.files if k != "meta"}
+    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path} is not a model file of this package: {exc}") from None
+    return arrays, meta
+
+
+class TileFeatureNet:
+    """The two option-scoring MLPs and their numpy forward pass (see the module)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        self.meta = dict(meta)
+        if self.meta.get("kind") != TILE_OBS_POLICY_KIND or self.meta.get("net") != "features":
+            raise ModelFileError("not a tile features policy")
+        if (
+            tuple(self.meta.get("place_features", ())) != PLACE_FEATURES
+            or tuple(self.meta.get("follow_features", ())) != FOLLOW_FEATURES
+        ):
+            raise ModelFileError(
+                "the policy was trained on other option features than this version computes"
+            )
+        self.p = {k: np.ascontiguousarray(v, np.float32) for k, v in arrays.items()}
+        self.layers: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        for head, width in zip(HEADS, (NUM_PLACE, NUM_FOLLOW), strict=True):
+            layers = []
+            i = 0
+            while f"{head}.{i}.weight" in self.p:
+                layers.append((self.p[f"{head}.{i}.weight"], self.p[f"{head}.{i}.bias"]))
+                i += 2  # torch Sequential numbering: Linear, ReLU, Linear, ...
+            if not layers or layers[0][0].shape[1] != width or layers[-1][0].shape[0] != 1:
+                raise ModelFileError(f"tile features policy without a complete {head} network")
+            self.layers[head] = layers
+        self.window = int(self.meta["window"])
+        self.messages = False
+
+    def scores(self, head: str, rows: np.ndarray) -> np.ndarray:
+        """The ``head`` MLP's score of every row of option features."""
+        x = np.asarray(rows, np.float32)
+        layers = self.layers[head]
+        for i, (w, b) in enumerate(layers):
+            x = x @ w.T + b
+            if i < len(layers) - 1:
+                x = np.maximum(x, 0.0)
+        return x[:, 0]
+
+    def option_logits(self, board: np.ndarray, glob: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Logits of the ``legal`` action indices (placements or follower options)."""
+        head, rows = option_features(board, glob, legal)
+        return self.scores(head, rows)
+
+    def save(self, target: str | Path | BinaryIO) -> None:
+        write_policy_file(target, self.p, self.meta)

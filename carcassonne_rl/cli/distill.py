@@ -1,0 +1,107 @@
+"""``carcassonne-rl distill``: the observation-only tile ``features`` policy, fitted to a
+teacher's option values (:mod:`carcassonne_rl.training.distill`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .args import UserError
+from .args import non_negative_int as _non_negative_int
+from .args import positive as _positive
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
+def add_distill_parser(sub) -> None:
+    p = sub.add_parser(
+        "distill",
+        help="fit the observation-only tile policy (features net) to a teacher's values",
+        description=(
+            "Plays the teacher in every seat of 2-player base games (the ones missing from "
+            "DEMOS; resumable), computes the option features of every decision from its "
+            "carcassonne_v1 observation, fits the placement and follower heads to "
+            "softmax(teacher value / temperature) and writes a numpy policy file "
+            "(policy:OUT.npz). One JSON line per epoch: training loss, and on the held-out "
+            "games agreement with the teacher's best option and the value given up."
+        ),
+    )
+    p.add_argument("demos", type=Path, help="folder of demonstration games (game_*.npz)")
+    p.add_argument("--out", type=Path, required=True, help="the .npz policy file to write")
+    p.add_argument(
+        "--games",
+        type=_non_negative_int,
+        default=1500,
+        help="teacher games to have in DEMOS (played if missing; default: 1500)",
+    )
+    p.add_argument(
+        "--teacher",
+        default="pretrained",
+        help="agent whose values are learnt (default: pretrained)",
+    )
+    p.add_argument("--epochs", type=_positive(int), default=20)
+    p.add_argument("--temperature", type=_positive(float), default=0.01)
+    p.add_argument("--hidden", type=_positive(int), default=128)
+    p.add_argument("--layers", type=_positive(int), default=2)
+    p.add_argument("--learning-rate", type=_positive(float), default=1e-3)
+    p.add_argument("--batch-size", type=_positive(int), default=256)
+    p.add_argument(
+        "--validation",
+        type=_fraction,
+        default=0.1,
+        help="share of the games held out for the report (default: 0.1)",
+    )
+    p.add_argument("--seed", type=int, default=19, help="deals and initial weights (default: 19)")
+    p.add_argument("--no-progress", action="store_true", help="no line per 50 games played")
+
+
+def run_distill(args: argparse.Namespace) -> int:
+    from carcassonne_rl.agents import make_agent
+    from carcassonne_rl.training.distill.demos import demo_files, load_demos, play_demos
+    from carcassonne_rl.training.distill.fit import fit, to_numpy
+
+    if args.out.suffix != ".npz":
+        raise UserError(f"--out must name a .npz file, got {args.out}")
+    if args.games:
+        try:
+            teacher = make_agent(args.teacher, "carcassonne", seed=0)
+        except ValueError as exc:
+            raise UserError(f"--teacher: {exc}") from None
+        if not hasattr(teacher, "decision_values"):
+            raise UserError(f"--teacher {args.teacher!r} does not value its options "
+                            "(pretrained does)")  # fmt: skip
+
+        def progress(g: int) -> None:
+            if not args.no_progress and (g + 1) % 50 == 0:
+                print(f"demonstrations: {g + 1}/{args.games} games", file=sys.stderr)
+
+        play_demos(args.demos, args.games, args.seed, args.teacher, progress)
+    try:
+        files = demo_files([args.demos])
+        data = load_demos(files)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    model, report = fit(
+        data, args.epochs, temperature=args.temperature, hidden=args.hidden,
+        layers=args.layers, learning_rate=args.learning_rate, batch_size=args.batch_size,
+        validation=args.validation, seed=args.seed,
+        on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
+    )  # fmt: skip
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    to_numpy(model, _window(files[0]), source=f"distill of {len(files)} games").save(args.out)
+    print(f"features policy of {len(files)} games -> {args.out}")
+    return 0
+
+
+def _window(path: Path) -> int:
+    import numpy as np
+
+    with np.load(path) as z:
+        return int(z["obs_board"].shape[-1])

@@ -1,0 +1,116 @@
+"""Teacher demonstrations for the features policy: played, cached and turned into option rows.
+
+A demonstration game is the warm start's cache file (``game_DEAL.npz``, see
+``training/ppo/warm_start.py``): the ``carcassonne_v1`` observation of every decision, its
+mask, the move played and the teacher's value of every legal action. :func:`play_demos`
+plays the missing games of a folder (resumable: a cut-short collection goes on game by
+game); :func:`load_demos` computes the option features of every decision with at least two
+legal options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from carcassonne_rl.encoders.obs_features import option_features
+from carcassonne_rl.training.ppo.warm_start import _load_game, _play_game, _save_game
+from carcassonne_rl.training.train_config import TrainConfig
+
+HEADS = ("place", "follow")
+
+
+def demo_deal(seed: int, game: int) -> int:
+    """The deal of demonstration game ``game`` (the warm start's numbering)."""
+    return seed * 7919 + 10_000 + game
+
+
+def play_demos(
+    folder: Path,
+    games: int,
+    seed: int,
+    teacher: str = "pretrained",
+    on_game: Callable[[int], None] | None = None,
+) -> int:
+    """Play the teacher in every seat of the first ``games`` deals of ``seed`` whose file is
+    missing from ``folder`` (2 players, base game); returns how many were played."""
+    config = TrainConfig(
+        game="carcassonne", seed=seed, observation="v1", warm_start_agent=teacher,
+        warm_start_temperature=1.0,
+    )  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    played = 0
+    for g in range(games):
+        deal = demo_deal(seed, g)
+        path = folder / f"game_{deal}.npz"
+        if not path.exists():
+            _save_game(path, _play_game(config, deal, demo_deal(seed, 97 * g)))
+            played += 1
+        if on_game is not None:
+            on_game(g)
+    return played
+
+
+@dataclass
+class HeadRows:
+    """The option rows of one head: ``rows[start[d] : start[d] + count[d]]`` are decision
+    ``d``'s legal options, ``values`` the teacher's value of each, ``game`` the decision's
+    game (for a split by game)."""
+
+    rows: np.ndarray
+    values: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+    game: np.ndarray
+
+    @property
+    def decisions(self) -> int:
+        return len(self.count)
+
+
+def demo_files(folders: list[Path]) -> list[Path]:
+    """The demonstration games of ``folders`` (each file once, sorted by name)."""
+    files: dict[str, Path] = {}
+    for folder in folders:
+        if not folder.is_dir():
+            raise ValueError(f"no demonstration folder {folder}")
+        for path in sorted(folder.glob("game_*.npz")):
+            files.setdefault(path.name, path)
+    if not files:
+        raise ValueError(f"no demonstration games (game_*.npz) in {', '.join(map(str, folders))}")
+    return [files[name] for name in sorted(files)]
+
+
+def load_demos(files: list[Path]) -> dict[str, HeadRows]:
+    """The option rows of every decision of ``files`` with two or more legal options."""
+    parts: dict[str, dict[str, list]] = {h: {"rows": [], "values": [], "count": [], "game": []}
+                                          for h in HEADS}  # fmt: skip
+    for number, path in enumerate(files):
+        game = _load_game(path)
+        if "values" not in game or not isinstance(game["obs"], dict):
+            raise ValueError(f"{path}: not a carcassonne_v1 demonstration with teacher values")
+        board, glob = game["obs"]["board"], game["obs"]["globals"]
+        for i, mask in enumerate(game["masks"]):
+            legal = np.flatnonzero(mask)
+            if len(legal) < 2:
+                continue
+            head, rows = option_features(board[i], glob[i], legal)
+            part = parts[head]
+            part["rows"].append(rows)
+            part["values"].append(game["values"][i][legal].astype(np.float32))
+            part["count"].append(len(legal))
+            part["game"].append(number)
+    out = {}
+    for head, part in parts.items():
+        count = np.asarray(part["count"], np.int64)
+        out[head] = HeadRows(
+            rows=np.concatenate(part["rows"]) if part["rows"] else np.zeros((0, 1), np.float32),
+            values=np.concatenate(part["values"]) if part["values"] else np.zeros(0, np.float32),
+            start=np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64),
+            count=count,
+            game=np.asarray(part["game"], np.int64),
+        )
+    return out
