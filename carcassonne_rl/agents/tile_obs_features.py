@@ -111,3 +111,14 @@ class TileFeatureNet:
 
     def save(self, target: str | Path | BinaryIO) -> None:
         write_policy_file(target, self.p, self.meta)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], window: int, source: str = ""
+                    ) -> TileFeatureNet:  # fmt: skip
+        """A policy of these head tensors, with the meta of this version's features."""
+        meta = {
+            "kind": TILE_OBS_POLICY_KIND, "game": "carcassonne", "net": "features",
+            "window": int(window), "messages": False, "place_features": list(PLACE_FEATURES),
+            "follow_features": list(FOLLOW_FEATURES), "source": source,
+        }  # fmt: skip
+        return cls(arrays, meta)

@@ -22,6 +22,7 @@ import numpy as np
 
 from carcassonne_rl.agents.afterstate_agent import load_value_net
 from carcassonne_rl.agents.pretrained import CARD_POLICY_KIND
+from carcassonne_rl.agents.tile_obs_features import TileFeatureNet
 from carcassonne_rl.agents.tile_obs_net import TILE_OBS_POLICY_KIND, TileObsNet
 from carcassonne_rl.agents.value_net import MLP
 
@@ -56,7 +57,7 @@ def export_card_policy(zip_path: Path) -> MLP:
     return MLP(layers, meta)
 
 
-def export_tile_policy(zip_path: Path) -> TileObsNet:
+def export_tile_policy(zip_path: Path) -> TileObsNet | TileFeatureNet:
     """The policy of a tile-game MaskablePPO model over ``carcassonne_v1`` observations as a
     numpy :class:`TileObsNet` (the value network and the optimiser state are left out)."""
     from sb3_contrib import MaskablePPO
@@ -64,6 +65,11 @@ def export_tile_policy(zip_path: Path) -> TileObsNet:
     model = MaskablePPO.load(zip_path, device="cpu")
     policy = model.policy
     fx = policy.features_extractor
+    if type(fx).__name__ == "TileFeatureExtractor":
+        from carcassonne_rl.training.feature_heads import heads_to_numpy
+
+        window = model.observation_space["board"].shape[-1]
+        return heads_to_numpy(fx.heads, window, source=Path(zip_path).name)
     kind = {"TileBoardNet": "board", "TilePlanes": "planes"}.get(type(fx).__name__)
     if kind is None or not hasattr(model.observation_space, "spaces"):
         raise ValueError(f"{zip_path}: not a tile policy over carcassonne_v1 observations")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 GAMES = ("carcassonne", "cardcassonne")
 OBSERVATIONS = ("v0", "v1")  # tile game: carcassonne_v0 planes or carcassonne_v1 board+globals
-TILE_NETS = ("planes", "board")  # policies.TILE_NETS
+TILE_NETS = ("planes", "board", "features")  # policies.TILE_NETS + ppo/feature_policy.py
 
 
 @dataclass
@@ -46,7 +46,9 @@ class TrainConfig:
     # DAgger: the last games are played by this agent spec, the teacher labels its positions
     warm_start_student: str | None = None
     warm_start_student_games: int = 0
-    warm_start_init: str | None = None  # a saved policy (.zip) the imitation starts from
+    # a saved policy (.zip) the imitation starts from; with tile_net=features, a distilled
+    # features policy (.npz, `carcassonne-rl distill`) that PPO starts from
+    warm_start_init: str | None = None
     # PPO
     n_steps: int = 256  # per env, per rollout
     batch_size: int = 256
@@ -59,7 +61,7 @@ class TrainConfig:
     # networks
     channels: int = 32  # tile game CNN width
     conv_layers: int = 3
-    tile_net: str = "planes"  # tile game network: "planes" (TilePlanes) or "board"
+    tile_net: str = "planes"  # tile game network: "planes" (TilePlanes), "board", "features"
     hidden: int = 256  # card game MLP width (two layers)
 
     def __post_init__(self) -> None:
@@ -84,6 +86,12 @@ class TrainConfig:
             self.warm_start_augment = text in ("true", "1")
         if self.tile_net not in TILE_NETS:
             raise ValueError(f"unknown tile_net {self.tile_net!r}; expected one of {TILE_NETS}")
+        features = self.tile_net == "features" and self.game == "carcassonne"
+        if features and (self.observation != "v1" or "messages" in self.expansions):
+            raise ValueError(
+                "tile_net=features reads carcassonne_v1 observations (observation=v1) "
+                "and scores placements and followers only (no The Messages)"
+            )
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")

@@ -107,3 +107,88 @@ def test_a_validation_share_outside_0_1_is_refused(capsys):
         main(["distill", "d", "--out", "p.npz", "--validation", "1.5"])
     assert exc.value.code == 2
     assert "must be in [0, 1)" in capsys.readouterr().err
+
+
+def _features_file(tmp_path, seed: int = 0):
+    """A small random features policy saved as a policy file."""
+    torch.manual_seed(seed)
+    path = tmp_path / f"features_{seed}.npz"
+    to_numpy(FeaturePolicy(hidden=16), window=29).save(path)
+    return path
+
+
+def test_ppo_starts_from_a_distilled_policy_and_exports_back(tmp_path, capsys):
+    start = _features_file(tmp_path)
+    run = tmp_path / "run"
+    argv = ["train", "--game", "carcassonne", "--timesteps", "256", "--out", str(run),
+            "--envs", "1", "--eval-every", "0", "--eval-deals", "1", "--no-progress",
+            "--set", "observation=v1", "--set", "tile_net=features", "--set",
+            "warm_start_games=0", "--set", f"warm_start_init={start}", "--set", "n_steps=128",
+            "--set", "batch_size=64", "--set", "baselines=random"]  # fmt: skip
+    assert main(argv) == 0
+    first = tmp_path / "first.npz"
+    assert main(["export", str(run / "snapshots" / "step_0.zip"), str(first)]) == 0
+    with np.load(start) as a, np.load(first) as b:
+        assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
+    final = tmp_path / "final.npz"
+    assert main(["export", str(run), str(final)]) == 0
+    with np.load(start) as a, np.load(final) as b:
+        assert any(not np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
+    agent = make_agent(f"policy:{final}", "carcassonne", seed=0)
+    assert isinstance(agent.net, TileFeatureNet)
+
+
+def test_the_ppo_policy_is_the_exported_policy(tmp_path):
+    """MaskablePPO's distribution over the legal actions is the numpy agent's."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from carcassonne_rl.envs import carcassonne_v1
+    from carcassonne_rl.envs.single_agent import SingleAgentEnv
+    from carcassonne_rl.training.ppo.feature_policy import TileFeaturePolicy
+    from carcassonne_rl.training.ppo.selfplay import init_policy
+
+    path = _features_file(tmp_path, seed=1)
+    venv = DummyVecEnv([lambda: SingleAgentEnv("carcassonne_v1")])
+    kwargs = {"features_extractor_kwargs": {"hidden": 16}}
+    model = MaskablePPO(TileFeaturePolicy, venv, policy_kwargs=kwargs, n_steps=64, seed=0)
+    init_policy(model, path)
+    agent = make_agent(f"policy:{path}", "carcassonne", seed=0)
+    env = carcassonne_v1.env(players=2)
+    env.reset(seed=4)
+    for _ in range(12):
+        obs, _, _, _, _ = env.last()
+        batch = {k: torch.as_tensor(obs[k])[None] for k in ("board", "globals")}
+        with torch.no_grad():
+            dist = model.policy.get_distribution(batch, action_masks=obs["action_mask"][None])
+        got = dist.distribution.probs[0].numpy()
+        np.testing.assert_allclose(got, agent.probabilities(obs), atol=1e-5)
+        env.step(agent.decide(obs))
+    with pytest.raises(ValueError, match="pass action_masks"):
+        model.policy.get_distribution(batch)
+
+
+def test_features_training_configs_are_checked(tmp_path):
+    from carcassonne_rl.training.ppo.selfplay import init_policy, make_vec_env, new_model
+    from carcassonne_rl.training.train_config import TrainConfig
+
+    with pytest.raises(ValueError, match="observation=v1"):
+        TrainConfig(game="carcassonne", tile_net="features")
+    with pytest.raises(ValueError, match="no The Messages"):
+        TrainConfig(game="carcassonne", tile_net="features", observation="v1",
+                    expansions=("messages",))  # fmt: skip
+    config = TrainConfig(game="carcassonne", observation="v1", tile_net="board", n_envs=1,
+                         channels=4, conv_layers=2)  # fmt: skip
+    env = make_vec_env(config)
+    board_model = new_model(config, env, None)
+    env.close()
+    with pytest.raises(ValueError, match="for tile_net=features"):
+        init_policy(board_model, _features_file(tmp_path))
+    wide = tmp_path / "wide.npz"
+    to_numpy(FeaturePolicy(hidden=32), window=29).save(wide)
+    config = TrainConfig(game="carcassonne", observation="v1", tile_net="features", n_envs=1)
+    env = make_vec_env(config)
+    model = new_model(config, env, None)
+    env.close()
+    with pytest.raises(ValueError, match="another shape"):
+        init_policy(model, wide)

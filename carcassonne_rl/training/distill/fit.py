@@ -14,40 +14,13 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
-from carcassonne_rl.agents.tile_obs_features import TILE_OBS_POLICY_KIND, TileFeatureNet
-from carcassonne_rl.encoders.obs_features import (
-    FOLLOW_FEATURES,
-    NUM_FOLLOW,
-    NUM_PLACE,
-    PLACE_FEATURES,
-)
+from carcassonne_rl.agents.tile_obs_features import TileFeatureNet
+from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
 
 from .demos import HEADS, HeadRows
 
-
-def make_head(inputs: int, hidden: int, layers: int) -> nn.Sequential:
-    """``layers`` hidden ReLU layers of ``hidden`` units, then one score."""
-    modules: list[nn.Module] = []
-    width = inputs
-    for _ in range(layers):
-        modules += [nn.Linear(width, hidden), nn.ReLU()]
-        width = hidden
-    modules.append(nn.Linear(width, 1))
-    return nn.Sequential(*modules)
-
-
-class FeaturePolicy(nn.Module):
-    """The two option-scoring heads."""
-
-    def __init__(self, hidden: int = 64, layers: int = 2) -> None:
-        super().__init__()
-        self.place = make_head(NUM_PLACE, hidden, layers)
-        self.follow = make_head(NUM_FOLLOW, hidden, layers)
-
-    def head(self, name: str) -> nn.Sequential:
-        return self.place if name == "place" else self.follow
+FeaturePolicy = FeatureHeads  # the model that fit() trains
 
 
 def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:
@@ -151,15 +124,6 @@ def fit(
     return model, report
 
 
-def to_numpy(model: FeaturePolicy, window: int, source: str = "") -> TileFeatureNet:
+def to_numpy(model: FeatureHeads, window: int, source: str = "") -> TileFeatureNet:
     """The trained heads as a numpy :class:`TileFeatureNet` (``policy:FILE.npz``)."""
-    arrays = {}
-    for head in HEADS:
-        for name, tensor in model.head(head).state_dict().items():
-            arrays[f"{head}.{name}"] = tensor.detach().numpy().copy()
-    meta = {
-        "kind": TILE_OBS_POLICY_KIND, "game": "carcassonne", "net": "features",
-        "window": int(window), "messages": False, "place_features": list(PLACE_FEATURES),
-        "follow_features": list(FOLLOW_FEATURES), "source": source,
-    }  # fmt: skip
-    return TileFeatureNet(arrays, meta)
+    return heads_to_numpy(model, window, source)

@@ -128,6 +128,12 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
         tensorboard_log=str(tb_dir) if tb_dir else None,
         verbose=0,
     )
+    if config.game == "carcassonne" and config.tile_net == "features":
+        from .feature_policy import TileFeaturePolicy, head_shape
+
+        kwargs = head_shape(config.warm_start_init)  # the heads of the policy it starts from
+        policy_kwargs = {"features_extractor_kwargs": kwargs}
+        return MaskablePPO(TileFeaturePolicy, env, policy_kwargs=policy_kwargs, **common)
     if config.game == "carcassonne":
         kwargs = {"channels": config.channels, "layers": config.conv_layers}
         if config.observation == "v0":
@@ -205,10 +211,24 @@ class SelfPlayCallback(BaseCallback):
 
 
 def init_policy(model: MaskablePPO, path: str | Path) -> None:
-    """Copy the policy weights of a saved model (``.zip``) into ``model``."""
+    """Copy the policy weights of a saved model (``.zip``) into ``model``; a features
+    policy file (``.npz``) gives the heads of a ``tile_net=features`` model."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"warm_start_init: no saved policy at {path}")
+    if path.suffix == ".npz":
+        from carcassonne_rl.agents.tile_obs_net import load_tile_obs_policy
+        from carcassonne_rl.training.feature_heads import load_heads
+
+        net = load_tile_obs_policy(path)
+        heads = getattr(model.policy.features_extractor, "heads", None)
+        if heads is None or not hasattr(net, "layers"):
+            raise ValueError(f"warm_start_init: {path} is a features policy for tile_net=features")
+        try:
+            load_heads(heads, net)
+        except ValueError as err:
+            raise ValueError(f"warm_start_init: {path}: {err}") from None
+        return
     saved = MaskablePPO.load(path, device="cpu").policy.state_dict()
     try:
         model.policy.load_state_dict(saved)
@@ -331,6 +351,12 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
             model = new_model(config, env, out / "tb")
             if config.warm_start_games > 0:
                 warm(model, config, out, state, progress)
+                save_checkpoint(model, out, state, config.keep_checkpoints)
+            elif config.warm_start_init:  # PPO from a saved policy, no imitation first
+                init_policy(model, config.warm_start_init)
+                state["snapshots"] = [
+                    str(atomic_save_model(model, out / "snapshots" / "step_0.zip"))
+                ]
                 save_checkpoint(model, out, state, config.keep_checkpoints)
         remaining = config.timesteps - model.num_timesteps
         callback = SelfPlayCallback(config, out, state)
