@@ -46,12 +46,27 @@ def add_distill_parser(sub) -> None:
         default="pretrained",
         help="agent whose values are learnt (default: pretrained)",
     )
-    p.add_argument("--epochs", type=_positive(int), default=20)
-    p.add_argument("--temperature", type=_positive(float), default=0.01)
-    p.add_argument("--hidden", type=_positive(int), default=128)
-    p.add_argument("--layers", type=_positive(int), default=2)
-    p.add_argument("--learning-rate", type=_positive(float), default=1e-3)
-    p.add_argument("--batch-size", type=_positive(int), default=256)
+    p.add_argument(
+        "--epochs", type=_positive(int), default=20, help="passes over the data (default: 20)"
+    )
+    p.add_argument(
+        "--temperature",
+        type=_positive(float),
+        default=0.01,
+        help="targets: softmax(teacher value / T) over the legal options (default: 0.01)",
+    )
+    p.add_argument(
+        "--hidden", type=_positive(int), default=128, help="units per layer (default: 128)"
+    )
+    p.add_argument(
+        "--layers", type=_positive(int), default=2, help="hidden layers per head (default: 2)"
+    )
+    p.add_argument(
+        "--learning-rate", type=_positive(float), default=1e-3, help="Adam (default: 0.001)"
+    )
+    p.add_argument(
+        "--batch-size", type=_positive(int), default=256, help="decisions (default: 256)"
+    )
     p.add_argument(
         "--validation",
         type=_fraction,
