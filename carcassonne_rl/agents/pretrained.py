@@ -36,6 +36,10 @@ CARD_POLICY_KIND = "card_policy"
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_2p.npz"}
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
+# the observation networks that play these tables (pretrained-obs, and pretrained there
+# without The Messages; chosen by measurement: docs/multiplayer.md): at 3 players the
+# 2-player network
+OBS_TABLE_FILES = {3: OBS_MODEL_FILE, 4: "carcassonne_obs_4p.npz", 5: "carcassonne_obs_5p.npz"}
 
 
 def model_dir() -> Path:
@@ -181,33 +185,49 @@ class ValueSearchAgent(TileMCTSAgent):
 
 class TileTableAgent(BaseAgent):
     """The tile game's ``pretrained``: one agent for 2 players, another for 3-5 (each
-    built on its network: ``carcassonne_2p.npz`` and ``carcassonne_table.npz``)."""
+    built on its network: ``carcassonne_2p.npz`` and ``carcassonne_table.npz``); with
+    ``obs``, the observation policy plays the tables it has a network for
+    (``obs.tables``: 3, 4 and 5 players), except with The Messages (it has no outputs for
+    them). Its values (``decision_values``) are always the value networks'."""
 
-    def __init__(self, two: Any, table: Any, seed: int | None = None) -> None:
+    def __init__(self, two: Any, table: Any, seed: int | None = None, obs: Any = None) -> None:
         super().__init__(seed)
         self.name = "pretrained"
-        self.two, self.table = two, table
+        self.two, self.table, self.obs = two, table, obs
 
     @classmethod
-    def of_networks(cls, two: MLP, table: MLP, seed: int | None = None) -> TileTableAgent:
+    def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None
+                    ) -> TileTableAgent:  # fmt: skip
         """The network-only agents (``pretrained``)."""
         return cls(AfterstateAgent(two, seed=seed, name="pretrained"),
-                   AfterstateAgent(table, seed=seed, name="pretrained"), seed)  # fmt: skip
+                   AfterstateAgent(table, seed=seed, name="pretrained"), seed, obs)  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.two.reset(seed)
-        self.table.reset(seed)
+        for agent in (self.two, self.table, self.obs):
+            if agent is not None:
+                agent.reset(seed)
+
+    def values_agent(self, state: Any) -> Any:
+        """The value-network agent of this table (what ``decision_values`` reads)."""
+        return self.two if state.config.players == 2 else self.table
 
     def _agent(self, state: Any) -> Any:
-        return self.two if state.config.players == 2 else self.table
+        players = state.config.players
+        if (
+            self.obs is not None
+            and players in self.obs.tables
+            and "messages" not in state.config.expansions
+        ):
+            return self.obs
+        return self.values_agent(state)
 
     def act(self, state: Any, player: int) -> int:
         return self._agent(state).act(state, player)
 
     def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
-        """The playing network's value of every legal option (see AfterstateAgent)."""
-        return self._agent(state).decision_values(state, player)
+        """The value network's value of every legal option (see AfterstateAgent)."""
+        return self.values_agent(state).decision_values(state, player)
 
 
 def table_network() -> MLP | None:
@@ -226,7 +246,10 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
     if simulations is None:
         table = table_network()
         if table is not None:
-            return TileTableAgent.of_networks(net, table, seed=seed)
+            obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
+            if obs is not None and not obs.tables:
+                obs = None
+            return TileTableAgent.of_networks(net, table, seed=seed, obs=obs)
         return AfterstateAgent(net, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
@@ -235,10 +258,19 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 
 def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
     """``pretrained-obs``: the shipped tile policy that decides from the ``carcassonne_v1``
-    observation alone (numpy, see ``tile_obs_net``)."""
+    observation alone (numpy, see ``tile_obs_net``): the 2-player network, and the network
+    of each table in :data:`OBS_TABLE_FILES` that this installation has."""
     from .tile_obs_net import TileObsPolicyAgent, load_tile_obs_policy
 
     path = model_dir() / OBS_MODEL_FILE
     if not path.exists():
         raise ModelFileError(f"no pretrained-obs model in this installation ({path})")
-    return TileObsPolicyAgent(load_tile_obs_policy(path), seed=seed, name="pretrained-obs")
+    nets = {OBS_MODEL_FILE: load_tile_obs_policy(path)}
+    tables = {}
+    for players, name in OBS_TABLE_FILES.items():
+        if name not in nets and (model_dir() / name).exists():
+            nets[name] = load_tile_obs_policy(model_dir() / name)
+        if name in nets:
+            tables[players] = nets[name]
+    return TileObsPolicyAgent(nets[OBS_MODEL_FILE], seed=seed, name="pretrained-obs",
+                              tables=tables)  # fmt: skip

@@ -23,6 +23,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from carcassonne_rl.encoders.tile_kernels import G_PRESENT
+
 from .base import BaseAgent
 from .tile_obs_features import (
     TILE_OBS_POLICY_KIND,
@@ -156,11 +158,13 @@ class TileObsPolicyAgent(BaseAgent):
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "pretrained-obs",
+        tables: dict[int, TileObsNet | TileFeatureNet] | None = None,
     ) -> None:
         from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
 
         super().__init__(seed)
         self.net = net
+        self.tables = dict(tables or {})  # players -> the network that plays that table
         self.encoder = TileEncoderV1(net.window, messages=net.messages)
         self.deterministic = deterministic
         self.name = name
@@ -173,7 +177,10 @@ class TileObsPolicyAgent(BaseAgent):
         if not mask.any():
             raise ValueError("the observation's action mask is empty: nothing to decide")
         legal = np.flatnonzero(mask)
-        logits = self.net.option_logits(observation["board"], observation["globals"], legal)
+        glob = observation["globals"]
+        players = int(np.count_nonzero(glob[G_PRESENT : G_PRESENT + 5]))
+        net = self.tables.get(players, self.net)
+        logits = net.option_logits(observation["board"], glob, legal)
         logits = np.asarray(logits, np.float64)
         probs = np.zeros(len(mask))
         probs[legal] = np.exp(logits - logits.max())

@@ -25,7 +25,7 @@ def add_distill_parser(sub) -> None:
         "distill",
         help="fit the observation-only tile policy (features net) to a teacher's values",
         description=(
-            "Plays the teacher in every seat of 2-player base games (the ones missing from "
+            "Plays the teacher in every seat of base games (--players; the ones missing from "
             "DEMOS; resumable), computes the option features of every decision from its "
             "carcassonne_v1 observation, fits the placement and follower heads to "
             "softmax(teacher value / temperature) and writes a numpy policy file "
@@ -40,6 +40,13 @@ def add_distill_parser(sub) -> None:
         type=_non_negative_int,
         default=1500,
         help="teacher games to have in DEMOS (played if missing; default: 1500)",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=range(2, 6),
+        default=2,
+        help="seats of the teacher's games (default: 2)",
     )
     p.add_argument(
         "--teacher",
@@ -97,7 +104,10 @@ def run_distill(args: argparse.Namespace) -> int:
             if not args.no_progress and (g + 1) % 50 == 0:
                 print(f"demonstrations: {g + 1}/{args.games} games", file=sys.stderr)
 
-        play_demos(args.demos, args.games, args.seed, args.teacher, progress)
+        try:
+            play_demos(args.demos, args.games, args.seed, args.teacher, progress, args.players)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     try:
         files = demo_files([args.demos])
         data = load_demos(files)

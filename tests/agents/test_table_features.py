@@ -126,13 +126,16 @@ def test_network_search_reads_the_table_features() -> None:
 
 
 def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
+    """... beyond 2 players with The Messages (without them, the observation networks play
+    3-5 players: tests/agents/test_tile_obs_policy.py)."""
     from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE, model_dir
 
     two = load_value_net(pretrained_path("carcassonne"))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
     assert net_feature_set(two) == "v1" and net_feature_set(table) == "table"
-    for players, net in ((2, two), (3, table), (5, table)):
-        s = _midgame(players, turns=20, seed=players)
+    cases = ((2, (), two), (3, ("messages",), table), (5, ("messages", "labyrinth"), table))
+    for players, expansions, net in cases:
+        s = _midgame(players, expansions, turns=20, seed=players)
         shipped = make_agent("pretrained", "carcassonne", seed=4)
         alone = AfterstateAgent(net, seed=4)
         for _ in range(12):  # the same moves as the network alone, decision by decision

@@ -214,3 +214,46 @@ def _env_moves_are_the_agents(
         assert obs["action_mask"][index] == 1
         assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)
         env.step(index)
+
+
+def _random_features_net(seed: int):
+    from carcassonne_rl.training.distill.fit import FeaturePolicy, to_numpy
+
+    torch.manual_seed(seed)
+    return to_numpy(FeaturePolicy(hidden=16), window=29)
+
+
+def test_the_observation_policy_plays_each_table_with_its_network():
+    """The seats present in the observation's globals pick the network: the one of that
+    table if there is one, the 2-player one otherwise."""
+    two, four = _random_features_net(0), _random_features_net(1)
+    agent = TileObsPolicyAgent(two, tables={4: four})
+    alone = {n: TileObsPolicyAgent(net) for n, net in (("two", two), ("four", four))}
+    for players, expected in ((2, "two"), (3, "two"), (4, "four")):
+        env = carcassonne_v1.env(players=players)
+        env.reset(seed=players)
+        for _ in range(6):
+            obs, _, _, _, _ = env.last()
+            probs = agent.probabilities(obs)
+            np.testing.assert_array_equal(probs, alone[expected].probabilities(obs))
+            env.step(agent.decide(obs))
+
+
+def test_pretrained_plays_the_observation_networks_at_their_tables():
+    """``pretrained`` at a table that ``pretrained-obs`` has a network for (and without The
+    Messages) moves as ``pretrained-obs``; with The Messages, as the table value network."""
+    from carcassonne_rl.agents.afterstate_agent import AfterstateAgent
+    from carcassonne_rl.agents.pretrained import table_network
+
+    pretrained = make_agent("pretrained", "carcassonne", seed=0)
+    obs_agent = make_agent("pretrained-obs", "carcassonne", seed=0)
+    assert set(obs_agent.tables) == set(pretrained.obs.tables) and obs_agent.tables
+    players = min(obs_agent.tables)
+    table = AfterstateAgent(table_network(), seed=0)
+    for expansions, other in (((), obs_agent), (("messages",), table)):
+        state = new_game(GameConfig(players=players, seed=3, expansions=expansions))
+        for _ in range(24):
+            p = state.current_player
+            code = pretrained.act(state, p)
+            assert code == other.act(state, p)
+            state.apply_code(int(code))

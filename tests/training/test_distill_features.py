@@ -80,6 +80,11 @@ def test_distill_plays_fits_exports_and_resumes(tmp_path, capsys):
     assert main(argv[:3] + ["3"] + argv[4:]) == 0  # one more game: the first two are kept
     assert len(list(demos.glob("game_*.npz"))) == 3
     assert [f.stat().st_mtime_ns for f in files] == stamps
+    capsys.readouterr()
+    assert main(argv[:3] + ["4", "--players", "3"] + argv[4:]) == 2  # other games: refused
+    err = capsys.readouterr().err
+    assert "holds games of" in err and "'players': 2" in err and "Traceback" not in err
+    assert len(list(demos.glob("game_*.npz"))) == 3
 
 
 @pytest.mark.parametrize(
@@ -212,3 +217,31 @@ def test_features_training_configs_are_checked(tmp_path):
     env.close()
     with pytest.raises(ValueError, match="another shape"):
         init_policy(model, wide)
+
+
+def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
+    """At a table where ``pretrained`` plays an observation network, its demonstrations
+    are still its value network's moves and values (a student never teaches itself)."""
+    from carcassonne_rl.agents.afterstate_agent import AfterstateAgent
+    from carcassonne_rl.agents.pretrained import table_network
+    from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+    from carcassonne_rl.training.distill.demos import demo_deal, play_demos
+    from carcassonne_rl.training.ppo.warm_start import _load_game
+
+    players = min(make_agent("pretrained", "carcassonne").obs.tables)
+    assert play_demos(tmp_path, 1, seed=5, players=players) == 1
+    game = _load_game(tmp_path / f"game_{demo_deal(5, 0)}.npz")
+    encoder = TileEncoderV1()
+    deal = demo_deal(5, 0)
+    teachers = [AfterstateAgent(table_network(), seed=deal + p) for p in range(players)]
+    state = Setup("carcassonne", players).new_state(deal)
+    for i, action in enumerate(game["actions"][:30]):
+        p = state.current_player
+        teacher = teachers[p]
+        codes, values = teacher.decision_values(state, p)
+        code = teacher.act(state, p)
+        assert action == encoder.index_of(state, code)
+        if len(codes) > 1:
+            index = encoder.index_of(state, codes[int(np.argmax(values))])
+            assert game["values"][i][index] == np.float16(values.max())
+        state.apply_code(int(code))

@@ -10,6 +10,7 @@ legal options.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,16 +35,19 @@ def play_demos(
     seed: int,
     teacher: str = "pretrained",
     on_game: Callable[[int], None] | None = None,
+    players: int = 2,
+    first: int = 0,
 ) -> int:
-    """Play the teacher in every seat of the first ``games`` deals of ``seed`` whose file is
-    missing from ``folder`` (2 players, base game); returns how many were played."""
+    """Play the teacher in every seat of the deals ``first .. games - 1`` of ``seed`` whose
+    file is missing from ``folder`` (base game, ``players`` seats); returns how many were
+    played."""
     config = TrainConfig(
         game="carcassonne", seed=seed, observation="v1", warm_start_agent=teacher,
-        warm_start_temperature=1.0,
+        warm_start_temperature=1.0, players=players,
     )  # fmt: skip
-    folder.mkdir(parents=True, exist_ok=True)
+    check_demo_folder(folder, {"teacher": teacher, "players": players, "seed": seed})
     played = 0
-    for g in range(games):
+    for g in range(first, games):
         deal = demo_deal(seed, g)
         path = folder / f"game_{deal}.npz"
         if not path.exists():
@@ -52,6 +56,21 @@ def play_demos(
         if on_game is not None:
             on_game(g)
     return played
+
+
+def check_demo_folder(folder: Path, settings: dict) -> None:
+    """Record the settings of the games in ``folder`` (``demos.json``), or check that they
+    are those already recorded (``ValueError``: one folder holds one kind of game)."""
+    from carcassonne_rl.training.run_files import atomic_write_json
+
+    record = folder / "demos.json"
+    if record.exists():
+        held = json.loads(record.read_text())
+        if held != settings:
+            raise ValueError(f"{folder} holds games of {held}, not {settings}: use another folder")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(record, settings)
 
 
 @dataclass

@@ -166,7 +166,10 @@ def _play_game(
         masks.append(encoder.action_mask(state).astype(bool))
         if soft:
             values.append(_teacher_values(encoder, agents[p], state, p, len(masks[-1])))
-        code = agents[p].act(state, p)
+        mover = agents[p]
+        if soft and hasattr(mover, "values_agent"):  # pretrained: its value networks move
+            mover = mover.values_agent(state)
+        code = mover.act(state, p)
         index = encoder.index_of(state, code)
         if index < 0:  # outside the window (never seen with the default window)
             raise RuntimeError(f"demonstration move {code} not expressible by the encoder")
