@@ -16,7 +16,6 @@ JSON document as a uint8 array (``kind``: ``tile_obs_policy``, ``net``: ``featur
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -30,40 +29,10 @@ from carcassonne_rl.encoders.obs_features import (
     option_features,
 )
 
-from .value_net import ModelFileError
+from .value_net import ModelFileError, write_model_file
 
 TILE_OBS_POLICY_KIND = "tile_obs_policy"
 HEADS = ("place", "follow")
-
-
-def write_policy_file(
-    target: str | Path | BinaryIO, arrays: dict[str, np.ndarray], meta: dict[str, Any]
-) -> None:
-    """Write tensors + JSON meta as an ``.npz`` (a path: to a temporary name, then renamed)."""
-    arrays = dict(arrays)
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
-    if hasattr(target, "write"):
-        np.savez(target, **arrays)
-        return
-    path = Path(target)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-    tmp.replace(path)
-
-
-def read_policy_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """``(arrays, meta)`` of a policy ``.npz``; :class:`ModelFileError` if it is not one."""
-    path = Path(path)
-    if not path.is_file():
-        raise ModelFileError(f"no model file at {path}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(bytes(data["meta"]).decode())
-            arrays = {k: data[k] for k in data.files if k != "meta"}
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
-        raise ModelFileError(f"{path} is not a model file of this package: {exc}") from None
-    return arrays, meta
 
 
 class TileFeatureNet:
@@ -110,7 +79,7 @@ class TileFeatureNet:
         return self.scores(head, rows)
 
     def save(self, target: str | Path | BinaryIO) -> None:
-        write_policy_file(target, self.p, self.meta)
+        write_model_file(target, self.p, self.meta)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], window: int, source: str = ""

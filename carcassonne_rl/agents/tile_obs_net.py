@@ -17,7 +17,6 @@ File format: arrays named after the torch parameters (``stem.weight``, ``trunk.0
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,13 +25,8 @@ import numpy as np
 from carcassonne_rl.encoders.tile_kernels import G_PRESENT
 
 from .base import BaseAgent
-from .tile_obs_features import (
-    TILE_OBS_POLICY_KIND,
-    TileFeatureNet,
-    read_policy_file,
-    write_policy_file,
-)
-from .value_net import ModelFileError, single_threaded_blas
+from .tile_obs_features import TILE_OBS_POLICY_KIND, TileFeatureNet
+from .value_net import ModelFileError, read_model_file, single_threaded_blas, write_model_file
 
 NETS = ("board", "planes")
 
@@ -122,16 +116,16 @@ class TileObsNet:
     # ------------------------------------------------------------------ files
     def save(self, target: str | Path | BinaryIO) -> None:
         """Write the ``.npz`` (to a temporary name first, then renamed into place)."""
-        write_policy_file(target, self.p, self.meta)
+        write_model_file(target, self.p, self.meta)
 
     @classmethod
     def load(cls, path: str | Path) -> TileObsNet:
-        return cls(*read_policy_file(path))
+        return cls(*read_model_file(path))
 
 
 def load_tile_obs_policy(path: str | Path) -> TileObsNet | TileFeatureNet:
     """The observation policy in ``path``: a board network or a features network."""
-    arrays, meta = read_policy_file(path)
+    arrays, meta = read_model_file(path)
     if meta.get("net") == "features":
         return TileFeatureNet(arrays, meta)
     return TileObsNet(arrays, meta)
@@ -140,9 +134,8 @@ def load_tile_obs_policy(path: str | Path) -> TileObsNet | TileFeatureNet:
 def is_tile_obs_policy(path: str | Path) -> bool:
     """Whether the ``.npz`` at ``path`` holds a tile observation policy (by its meta)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return json.loads(bytes(data["meta"]).decode()).get("kind") == TILE_OBS_POLICY_KIND
-    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        return read_model_file(path)[1].get("kind") == TILE_OBS_POLICY_KIND
+    except ModelFileError:
         return False
 
 

@@ -63,6 +63,37 @@ class ModelFileError(ValueError):
     """A model file that is missing, unreadable or not what the caller expects."""
 
 
+def write_model_file(
+    target: str | Path | BinaryIO, arrays: dict[str, np.ndarray], meta: dict
+) -> None:
+    """Tensors + ``meta`` (JSON as a uint8 array) as an ``.npz``: to a binary file object, or
+    to a path through a temporary name renamed into place."""
+    arrays = {**arrays, "meta": np.frombuffer(json.dumps(meta).encode(), np.uint8)}
+    if hasattr(target, "write"):
+        np.savez(target, **arrays)
+        return
+    path = Path(target)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    tmp.replace(path)
+
+
+def read_model_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
+    """``(arrays, meta)`` of a model file (``allow_pickle=False``); :class:`ModelFileError`
+    if there is none at ``path`` or it is not one of this package."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"no model file at {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode())
+            arrays = {k: data[k] for k in data.files if k != "meta"}
+    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path} is not a model file of this package: {exc}") from None
+    return arrays, meta
+
+
 class MLP:
     """``layers`` = [(weight[in, out], bias[out]), ...]; ``meta`` describes the model."""
 
@@ -106,33 +137,21 @@ class MLP:
         for i, (w, b) in enumerate(self.layers):
             out[f"w{i}"] = w
             out[f"b{i}"] = b
-        out["meta"] = np.frombuffer(json.dumps(self.meta).encode(), np.uint8)
         return out
 
     def save(self, target: str | Path | BinaryIO) -> None:
         """Write the ``.npz`` to a path (a temporary name first, then renamed into place) or
         to a binary file object."""
-        if hasattr(target, "write"):
-            np.savez(target, **self.arrays())
-            return
-        path = Path(target)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            np.savez(f, **self.arrays())
-        tmp.replace(path)
+        write_model_file(target, self.arrays(), self.meta)
 
     @classmethod
     def load(cls, path: str | Path, kind: str | None = None) -> MLP:
         """Read a model file; ``kind`` checks ``meta["kind"]``."""
-        path = Path(path)
-        if not path.is_file():
-            raise ModelFileError(f"no model file at {path}")
+        arrays, meta = read_model_file(path)
+        n = sum(1 for k in arrays if k.startswith("w"))
         try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(bytes(data["meta"]).decode())
-                n = sum(1 for k in data.files if k.startswith("w"))
-                layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+            layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(n)]
+        except KeyError as exc:
             raise ModelFileError(f"{path} is not a model file of this package: {exc}") from None
         if not layers:
             raise ModelFileError(f"{path} holds no layers")

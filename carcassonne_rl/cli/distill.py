@@ -87,7 +87,8 @@ def add_distill_parser(sub) -> None:
 def run_distill(args: argparse.Namespace) -> int:
     from carcassonne_rl.agents import make_agent
     from carcassonne_rl.training.distill.demos import demo_files, load_demos, play_demos
-    from carcassonne_rl.training.distill.fit import fit, to_numpy
+    from carcassonne_rl.training.distill.fit import fit
+    from carcassonne_rl.training.feature_heads import heads_to_numpy
 
     if args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")
@@ -120,7 +121,7 @@ def run_distill(args: argparse.Namespace) -> int:
         on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
     )  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    to_numpy(model, _window(files[0]), source=f"distill of {len(files)} games").save(args.out)
+    heads_to_numpy(model, _window(files[0]), source=f"distill of {len(files)} games").save(args.out)
     print(f"features policy of {len(files)} games -> {args.out}")
     return 0
 

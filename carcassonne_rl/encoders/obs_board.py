@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from carcassonne_rl.games.carcassonne.tiles import CLOISTER, FIELD, LABYRINTH, TABLES
+from carcassonne_rl.games.carcassonne.tiles import FIELD, TABLES
 
 from .tile_kernels import (
     B_CONN,
@@ -25,13 +25,14 @@ from .tile_kernels import (
     B_PENNANT,
     B_PRESENT,
     CONN_PAIRS,
+    EDGES,
+    NSEG,
+    NUM_BOARD_PLANES,
+    PORTMAP,
+    SEG_KIND,
+    write_tile_planes,
 )
 
-PORTMAP = TABLES["portmap"]
-EDGES = TABLES["edges"]
-NSEG = TABLES["nseg"]
-SEG_KIND = TABLES["seg_kind"]
-SEG_PENNANT = TABLES["seg_pennant"]
 FIELD_CITIES = TABLES["field_cities"]
 NUM_TILE_TYPES = EDGES.shape[0]
 DY = np.array([-1, 0, 1, 0], np.int64)  # sides N E S W
@@ -45,16 +46,10 @@ def _signatures() -> np.ndarray:
     """Board planes 1..21 of every tile type and turn, as the encoder writes them."""
     sig = np.zeros((NUM_TILE_TYPES, 4, SIGNATURE_PLANES), np.uint8)
     for t in range(NUM_TILE_TYPES):
-        kinds = SEG_KIND[t, : NSEG[t]]
         for r in range(4):
-            for side in range(4):
-                sig[t, r, B_EDGE - 1 + side * 3 + EDGES[t, r, side] - 1] = 1
-            sig[t, r, 12] = int(CLOISTER in kinds)
-            sig[t, r, 13] = int(SEG_PENNANT[t].any())
-            sig[t, r, 14] = int(LABYRINTH in kinds)
-            for i, (a, b) in enumerate(CONN_PAIRS):
-                ka = PORTMAP[t, r, a]
-                sig[t, r, 15 + i] = int(ka >= 0 and ka == PORTMAP[t, r, b])
+            planes = np.zeros((NUM_BOARD_PLANES, 1, 1), np.uint8)
+            write_tile_planes(t, r, planes, 0, 0)
+            sig[t, r] = planes[1 : 1 + SIGNATURE_PLANES, 0, 0]
     return sig
 
 
@@ -279,14 +274,22 @@ def fields(board, comp, types, turns):
 
 
 @njit(cache=True, nogil=True)
-def last_tile(board, signatures):
-    """``(wy, wx, type, turn)`` of the tile placed last: the first tile type and turn whose
-    planes match (turns of a symmetric tile look alike); type -1 if none is marked."""
+def last_cell(board):
+    """``(wy, wx)`` of the tile placed last, ``(-1, -1)`` if none is marked."""
     w = board.shape[1]
     for wy in range(w):
         for wx in range(w):
-            if not board[B_LAST, wy, wx]:
-                continue
-            t, r = _match(board, wy, wx, signatures)
-            return wy, wx, t, r
-    return -1, -1, -1, 0
+            if board[B_LAST, wy, wx]:
+                return wy, wx
+    return -1, -1
+
+
+@njit(cache=True, nogil=True)
+def last_tile(board, signatures):
+    """``(wy, wx, type, turn)`` of the tile placed last: the first tile type and turn whose
+    planes match (turns of a symmetric tile look alike); type -1 if none is marked."""
+    wy, wx = last_cell(board)
+    if wy < 0:
+        return -1, -1, -1, 0
+    t, r = _match(board, wy, wx, signatures)
+    return wy, wx, t, r

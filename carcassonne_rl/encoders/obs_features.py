@@ -33,15 +33,10 @@ from carcassonne_rl.games.carcassonne.tiles import CITY, CLOISTER, FIELD, LABYRI
 from .obs_board import (
     DX,
     DY,
-    EDGES,
     FIELD_CITIES,
-    NSEG,
     NUM_TILE_TYPES,
-    PORTMAP,
     RING_DX,
     RING_DY,
-    SEG_KIND,
-    SEG_PENNANT,
     SIGNATURE_PLANES,
     SIGNATURES,
     cell_tiles,
@@ -50,18 +45,23 @@ from .obs_board import (
     field_half,
     fields,
     follower_owner,
-    last_tile,
+    last_cell,
 )
 from .tile_kernels import (
     B_CLOISTER,
     B_FCENTRE,
     B_PRESENT,
+    EDGES,
     G_FOLLOWERS,
     G_PRESENT,
     G_REMAIN,
     G_SCORE,
     G_TILE,
     N_FOLLOWER_CODES,
+    NSEG,
+    PORTMAP,
+    SEG_KIND,
+    SEG_PENNANT,
 )
 
 _KIND_STATS = (
@@ -337,7 +337,9 @@ def follow_features(board, glob, codes, signatures):
     types, turns = cell_tiles(board, signatures)
     froot, farmers, done_cities, open_cities = fields(board, comp, types, turns)
     w = board.shape[1]
-    wy, wx, t, r = last_tile(board, signatures)
+    wy, wx = last_cell(board)
+    t = types[wy * w + wx] if wy >= 0 else -1
+    r = turns[wy * w + wx] if wy >= 0 else 0
     if t >= 0:
         r = _turn_of_last(t, r, wy * w + wx, codes, root, followers, froot, farmers, signatures)
     nf = len(FOLLOW_FEATURES)

@@ -78,6 +78,27 @@ def window_origin(ints, tiles, width):
 
 
 @njit(cache=True, nogil=True)
+def write_tile_planes(t, r, out, wy, wx):
+    """The planes of tile type ``t`` turned ``r`` that depend on the tile alone (present,
+    edges, connections, cloister, labyrinth, pennant) at cell (wy, wx) of ``out``."""
+    out[B_PRESENT, wy, wx] = 1
+    for side in range(4):
+        out[B_EDGE + side * 3 + EDGES[t, r, side] - 1, wy, wx] = 1
+    for i in range(6):
+        ka = PORTMAP[t, r, CONN_PAIRS[i, 0]]
+        if ka >= 0 and ka == PORTMAP[t, r, CONN_PAIRS[i, 1]]:
+            out[B_CONN + i, wy, wx] = 1
+    for k in range(NSEG[t]):
+        kind = SEG_KIND[t, k]
+        if kind == CLOISTER:
+            out[B_CLOISTER, wy, wx] = 1
+        elif kind == LABYRINTH:
+            out[B_LABYRINTH, wy, wx] = 1
+        if SEG_PENNANT[t, k]:
+            out[B_PENNANT, wy, wx] = 1
+
+
+@njit(cache=True, nogil=True)
 def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
     """Write the board planes of the window at (x0, y0) into the zeroed ``out`` (C, W, W)."""
     width = out.shape[1]
@@ -87,30 +108,19 @@ def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
         wx, wy = x - x0, y - y0
         if wx < 0 or wy < 0 or wx >= width or wy >= width:
             continue
-        out[B_PRESENT, wy, wx] = 1
-        for side in range(4):
-            out[B_EDGE + side * 3 + EDGES[t, r, side] - 1, wy, wx] = 1
-        for i in range(6):
-            ka = PORTMAP[t, r, CONN_PAIRS[i, 0]]
-            if ka >= 0 and ka == PORTMAP[t, r, CONN_PAIRS[i, 1]]:
-                out[B_CONN + i, wy, wx] = 1
+        write_tile_planes(t, r, out, wy, wx)
         base = s * MAX_SEGMENTS
         cell = (y + OFF) * SIZE + x + OFF
         for k in range(NSEG[t]):
             g = base + k
             kind = SEG_KIND[t, k]
             if kind == CLOISTER:
-                out[B_CLOISTER, wy, wx] = 1
                 full = 0
                 for d in RING:
                     if board[cell + d] >= 0:
                         full += 1
                 if full == 8:
                     out[B_CDONE, wy, wx] = 1
-            elif kind == LABYRINTH:
-                out[B_LABYRINTH, wy, wx] = 1
-            if SEG_PENNANT[t, k]:
-                out[B_PENNANT, wy, wx] = 1
             owner = segs[g, L.S_OWNER]
             if owner >= 0:
                 out[B_FOLLOWER + (owner - player) % nplayers, wy, wx] = 1

@@ -186,11 +186,11 @@ def test_a_policy_without_the_messages_refuses_them(capsys, tmp_path):
 def test_the_features_policy_reads_only_the_observation(tmp_path):
     """The features net (option features rebuilt from the planes): the same public view
     from two engine states gives the same probabilities; the env's dict the same move."""
-    from carcassonne_rl.training.distill.fit import FeaturePolicy, to_numpy
+    from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
 
     torch.manual_seed(0)
     path = tmp_path / "features.npz"
-    to_numpy(FeaturePolicy(hidden=16), window=29).save(path)
+    heads_to_numpy(FeatureHeads(hidden=16), window=29).save(path)
     agent = make_agent(f"policy:{path}", "carcassonne", seed=0)
     a, b, obs_a, obs_b = _twin_views(agent)
     probs = agent.probabilities(obs_a)
@@ -217,10 +217,10 @@ def _env_moves_are_the_agents(
 
 
 def _random_features_net(seed: int):
-    from carcassonne_rl.training.distill.fit import FeaturePolicy, to_numpy
+    from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
 
     torch.manual_seed(seed)
-    return to_numpy(FeaturePolicy(hidden=16), window=29)
+    return heads_to_numpy(FeatureHeads(hidden=16), window=29)
 
 
 def test_the_observation_policy_plays_each_table_with_its_network():

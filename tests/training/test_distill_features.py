@@ -16,12 +16,8 @@ from carcassonne_rl.arena.match import Job, Setup, play_game
 from carcassonne_rl.cli.main import main
 from carcassonne_rl.encoders.obs_features import NUM_FOLLOW, NUM_PLACE
 from carcassonne_rl.training.distill.demos import HeadRows
-from carcassonne_rl.training.distill.fit import (
-    FeaturePolicy,
-    _group_log_softmax,
-    group_targets,
-    to_numpy,
-)
+from carcassonne_rl.training.distill.fit import _group_log_softmax, group_targets
+from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
 
 
 def test_group_softmax_and_targets_are_per_decision():
@@ -41,8 +37,8 @@ def test_group_softmax_and_targets_are_per_decision():
 
 def test_numpy_scores_equal_the_torch_heads():
     torch.manual_seed(0)
-    model = FeaturePolicy(hidden=16, layers=2)
-    net = to_numpy(model, window=29)
+    model = FeatureHeads(hidden=16, layers=2)
+    net = heads_to_numpy(model, window=29)
     rng = np.random.default_rng(0)
     for head, width in (("place", NUM_PLACE), ("follow", NUM_FOLLOW)):
         rows = rng.random((7, width), dtype=np.float32)
@@ -52,7 +48,7 @@ def test_numpy_scores_equal_the_torch_heads():
 
 
 def test_a_file_for_other_features_is_refused(tmp_path):
-    net = to_numpy(FeaturePolicy(hidden=4, layers=1), window=29)
+    net = heads_to_numpy(FeatureHeads(hidden=4, layers=1), window=29)
     net.meta["place_features"] = net.meta["place_features"][:-1]
     path = tmp_path / "old.npz"
     net.save(path)
@@ -118,7 +114,7 @@ def _features_file(tmp_path, seed: int = 0):
     """A small random features policy saved as a policy file."""
     torch.manual_seed(seed)
     path = tmp_path / f"features_{seed}.npz"
-    to_numpy(FeaturePolicy(hidden=16), window=29).save(path)
+    heads_to_numpy(FeatureHeads(hidden=16), window=29).save(path)
     return path
 
 
@@ -210,7 +206,7 @@ def test_features_training_configs_are_checked(tmp_path):
     with pytest.raises(ValueError, match="for tile_net=features"):
         init_policy(board_model, _features_file(tmp_path))
     wide = tmp_path / "wide.npz"
-    to_numpy(FeaturePolicy(hidden=32), window=29).save(wide)
+    heads_to_numpy(FeatureHeads(hidden=32), window=29).save(wide)
     config = TrainConfig(game="carcassonne", observation="v1", tile_net="features", n_envs=1)
     env = make_vec_env(config)
     model = new_model(config, env, None)

@@ -15,12 +15,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from carcassonne_rl.agents.tile_obs_features import TileFeatureNet
-from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
+from carcassonne_rl.training.feature_heads import FeatureHeads
 
 from .demos import HEADS, HeadRows
-
-FeaturePolicy = FeatureHeads  # the model that fit() trains
 
 
 def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:
@@ -51,7 +48,7 @@ def _rows_of(data: HeadRows, decisions: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.repeat(data.start[decisions], counts) + offsets, group
 
 
-def evaluate(model: FeaturePolicy, head: str, data: HeadRows, decisions: np.ndarray
+def evaluate(model: FeatureHeads, head: str, data: HeadRows, decisions: np.ndarray
              ) -> dict[str, float]:  # fmt: skip
     """Agreement with the teacher's best option and the mean value given up (regret)."""
     if len(decisions) == 0:
@@ -80,12 +77,12 @@ def fit(
     validation: float = 0.1,
     seed: int = 0,
     on_epoch: Callable[[int, dict[str, Any]], None] | None = None,
-) -> tuple[FeaturePolicy, dict[str, Any]]:
+) -> tuple[FeatureHeads, dict[str, Any]]:
     """Train both heads for ``epochs`` passes; the last ``validation`` share of the games is
     held out and reported. Returns the model and the last epoch's report."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = FeaturePolicy(hidden, layers)
+    model = FeatureHeads(hidden, layers)
     optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, epochs))
     games = 1 + max(int(d.game.max()) if d.decisions else 0 for d in data.values())
@@ -122,8 +119,3 @@ def fit(
         if on_epoch is not None:
             on_epoch(epoch, report)
     return model, report
-
-
-def to_numpy(model: FeatureHeads, window: int, source: str = "") -> TileFeatureNet:
-    """The trained heads as a numpy :class:`TileFeatureNet` (``policy:FILE.npz``)."""
-    return heads_to_numpy(model, window, source)

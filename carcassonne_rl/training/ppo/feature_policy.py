@@ -22,6 +22,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from carcassonne_rl.agents.tile_obs_features import HEADS
 from carcassonne_rl.encoders.obs_features import option_features
 from carcassonne_rl.training.feature_heads import FeatureHeads
 
@@ -71,20 +72,20 @@ class TileFeatureExtractor(BaseFeaturesExtractor):
         if self.masks is not None:
             boards = board.detach().numpy().astype(np.uint8)
             globs = glob.detach().numpy().astype(np.float32)
-            for head in ("place", "follow"):
-                rows, where, samples = [], [], []
-                for i in range(batch):
-                    legal = np.flatnonzero(self.masks[i])
-                    if len(legal) == 0:
-                        continue
-                    try:
-                        kind, x = option_features(boards[i], globs[i], legal)
-                    except ValueError:  # a decision of The Messages: no head scores it
-                        continue
-                    if kind == head:
-                        rows.append(x)
-                        where.append(legal)
-                        samples.append(np.full(len(legal), i))
+            parts: dict[str, tuple[list, list, list]] = {h: ([], [], []) for h in HEADS}
+            for i in range(batch):  # each sample's options once, into its head's batch
+                legal = np.flatnonzero(self.masks[i])
+                if len(legal) == 0:
+                    continue
+                try:
+                    head, x = option_features(boards[i], globs[i], legal)
+                except ValueError:  # a decision of The Messages: no head scores it
+                    continue
+                rows, where, samples = parts[head]
+                rows.append(x)
+                where.append(legal)
+                samples.append(np.full(len(legal), i))
+            for head, (rows, where, samples) in parts.items():
                 if rows:
                     scores = self.heads.head(head)(torch.from_numpy(np.concatenate(rows)))
                     index = (torch.from_numpy(np.concatenate(samples)),
