@@ -1,11 +1,12 @@
-"""Win rate against greedy of every snapshot of an observation-policy PPO run: the curve of
-imitation (snapshot 0, the policy PPO starts from) then PPO, against env steps.
+"""Win rate against a baseline of every snapshot of an observation-policy PPO run: the curve
+of imitation (snapshot 0, the policy PPO starts from) then PPO, against env steps.
 
     python benchmarks/obs_policy_curve.py runs/ppo_features --deals 100 --plot curve.png
 
 Each snapshot (``RUN/snapshots/step_N.zip``) is exported to a numpy policy file and plays
-``--deals`` 2-player deals against greedy, each deal from both seats (``--seed``: the deals).
-One JSON line per snapshot: ``{"benchmark": "obs_policy_curve", "steps", "win_rate",
+``--deals`` 2-player deals against ``--opponent`` (default greedy), each deal from both seats
+(``--seed``: the deals).
+One JSON line per snapshot: ``{"benchmark": "obs_policy_curve", "opponent", "steps", "win_rate",
 "win_rate_ci95", "mean_margin", "games", "ms_per_decision"}``; ``--plot`` draws them.
 """
 
@@ -31,7 +32,7 @@ def snapshots(run: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def plot(rows: list[dict], path: Path, title: str) -> None:
+def plot(rows: list[dict], path: Path, title: str, opponent: str = "greedy") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -42,12 +43,12 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     low = [100 * (r["win_rate"] - r["win_rate_ci95"][0]) for r in rows]
     high = [100 * (r["win_rate_ci95"][1] - r["win_rate"]) for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
-    ax.errorbar(steps, rate, yerr=[low, high], marker="o", capsize=3, label="policy vs greedy")
+    ax.errorbar(steps, rate, yerr=[low, high], marker="o", capsize=3, label=f"policy vs {opponent}")
     ax.axhline(rate[0], color="grey", linestyle="--", linewidth=1,
                label="after imitation (step 0)")  # fmt: skip
     ax.set_xlabel("MaskablePPO env steps after imitation")
-    ax.set_ylabel("win rate against greedy (%)")
-    ax.set_ylim(min(50, min(rate) - 10), 100)
+    ax.set_ylabel(f"win rate against {opponent} (%)")
+    ax.set_ylim(max(0, min(50, min(rate) - 10)), 100)
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower left")
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run", type=Path, help="a PPO run folder on carcassonne_v1")
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--opponent", default="greedy", help="agent spec of the baseline")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--plot", type=Path, default=None, help="PNG of the curve")
     args = parser.parse_args(argv)
@@ -73,16 +75,17 @@ def main(argv: list[str] | None = None) -> int:
             policy = Path(tmp) / f"step_{steps}.npz"
             export_tile_policy(path).save(policy)
             (row,) = evaluate_model_file(
-                policy, "carcassonne", opponents=("greedy",), deals=args.deals,
+                policy, "carcassonne", opponents=(args.opponent,), deals=args.deals,
                 workers=args.workers, progress=False, seed=args.seed,
             )  # fmt: skip
-            line = {"benchmark": "obs_policy_curve", "steps": steps,
+            line = {"benchmark": "obs_policy_curve", "opponent": args.opponent, "steps": steps,
                     **{k: row[k] for k in ("win_rate", "win_rate_ci95", "mean_margin", "games",
                                            "ms_per_decision")}}  # fmt: skip
             print(json.dumps(line), flush=True)
             rows.append(line)
     if args.plot:
-        plot(rows, args.plot, f"{args.run.name}: {args.deals} deals x 2 seats per point")
+        title = f"{args.run.name}: {args.deals} deals x 2 seats per point"
+        plot(rows, args.plot, title, args.opponent)
     return 0
 
 

@@ -154,15 +154,19 @@ class AfterstateAgent(BaseAgent):
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])
         opts = options(state)
-        vals = values_from(self.net, [o.state for o in opts], player)
+        vals = self.values([o.state for o in opts], player)
         return opts[pick(vals, self.rng, self.epsilon)].code
+
+    def values(self, children: list[Any], player: int) -> np.ndarray:
+        """Value of each afterstate for ``player`` (``tanh(margin / value_scale)``)."""
+        return values_from(self.net, children, player)
 
     def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
         """(the legal codes of the pending decision, the network's value of each for
         ``player``): a placement is worth its best follower option. What a student policy
         imitates when it learns the whole ranking rather than the one move played."""
         opts = options(state)
-        vals = values_from(self.net, [o.state for o in opts], player)
+        vals = self.values([o.state for o in opts], player)
         best: dict[int, float] = {}
         for opt, v in zip(opts, vals, strict=True):
             best[opt.code] = max(best.get(opt.code, -math.inf), float(v))

@@ -5,10 +5,12 @@ and a JSON description only, loaded without pickle, see ``value_net``); ``models
 there records how each was trained and how strong it measured. Loading needs no network
 access and no torch.
 
-- Tile game: ``pretrained`` is :class:`AfterstateAgent` with the shipped value network (one
-  batched forward pass per decision): at 2 players the 2-player network
-  (``carcassonne_2p.npz``, features ``v1``), at 3-5 players the network trained at tables of
-  2-5 seats (``carcassonne_table.npz``, features ``table``; see docs/multiplayer.md);
+- Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
+  forward pass per decision): at 2 players the 2-player network (``carcassonne_2p.npz``,
+  features ``v1``), its margin averaged with the heuristic's (``tile_blend.BlendedAgent``),
+  at 3-5 players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
+  features ``table``) or, without The Messages, the observation networks distilled from it
+  (see docs/multiplayer.md);
   ``pretrained:SIMS`` is :class:`ValueSearchAgent`, the
   UCT search of ``tile_mcts`` with the network valuing the leaves and the children's priors,
   ``SIMS`` simulations per decision.
@@ -28,6 +30,7 @@ import numpy as np
 
 from .afterstate_agent import AfterstateAgent, load_value_net, net_feature_set, options
 from .base import BaseAgent
+from .tile_blend import PRETRAINED_2P_WEIGHT, BlendedAgent
 from .tile_greedy import settle
 from .tile_mcts import TileMCTSAgent
 from .value_net import MLP, ModelFileError, single_threaded_blas
@@ -188,7 +191,8 @@ class TileTableAgent(BaseAgent):
     built on its network: ``carcassonne_2p.npz`` and ``carcassonne_table.npz``); with
     ``obs``, the observation policy plays the tables it has a network for
     (``obs.tables``: 3, 4 and 5 players), except with The Messages (it has no outputs for
-    them). Its values (``decision_values``) are always the value networks'."""
+    them). Its values (``decision_values``) are always the value agents' (at 2 players the
+    network-heuristic blend)."""
 
     def __init__(self, two: Any, table: Any, seed: int | None = None, obs: Any = None) -> None:
         super().__init__(seed)
@@ -199,7 +203,7 @@ class TileTableAgent(BaseAgent):
     def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None
                     ) -> TileTableAgent:  # fmt: skip
         """The network-only agents (``pretrained``)."""
-        return cls(AfterstateAgent(two, seed=seed, name="pretrained"),
+        return cls(BlendedAgent(two, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained"),
                    AfterstateAgent(table, seed=seed, name="pretrained"), seed, obs)  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
@@ -250,7 +254,7 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
             if obs is not None and not obs.tables:
                 obs = None
             return TileTableAgent.of_networks(net, table, seed=seed, obs=obs)
-        return AfterstateAgent(net, seed=seed, name="pretrained")
+        return BlendedAgent(net, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
     return ValueSearchAgent(net, simulations, seed=seed)

@@ -5,7 +5,9 @@ Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K]``: tile game,
-expectimax over the next tile for the K best options, see ``tile_search``),
+expectimax over the next tile for the K best options, see ``tile_search``;
+``pretrained:blend=W``: the 2-player network's margin, weight ``W``, averaged with the
+heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer
 (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder). Rooms above may add
@@ -62,6 +64,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
         if params and params[0].startswith("search"):
             agent = _pretrained_search(spec, params[0], game, seed)
+            agent.name = spec.strip().lower()
+            return agent
+        if params and params[0].startswith("blend"):
+            agent = _pretrained_blend(spec, params[0], game, seed)
             agent.name = spec.strip().lower()
             return agent
         try:
@@ -122,6 +128,28 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     return agent
 
 
+def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Agent:
+    """``pretrained:blend=W``: the 2-player network's margin with weight ``W`` averaged with
+    the heuristic's (``W = 1``: the network alone; ``pretrained`` plays the shipped weight)."""
+    from .afterstate_agent import load_value_net
+    from .pretrained import pretrained_path
+    from .tile_blend import BlendedAgent
+
+    if game != "carcassonne":
+        raise ValueError("pretrained:blend exists for the tile game only")
+    head, sep, value = param.partition("=")
+    try:
+        weight = float(value)
+        if head != "blend" or not sep or not 0.0 <= weight <= 1.0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected pretrained:blend=W with the network's weight W in "
+            "[0, 1] (1: the 2-player network alone)"
+        ) from None
+    return BlendedAgent(load_value_net(pretrained_path(game)), weight, seed=seed)
+
+
 def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Agent:
     """``pretrained:search`` / ``pretrained:search=K``: expectimax over the next tile."""
     from .pretrained import pretrained_path
@@ -141,8 +169,10 @@ def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Ag
         ) from None
     from .afterstate_agent import load_value_net
     from .pretrained import TileTableAgent, table_network
+    from .tile_blend import PRETRAINED_2P_WEIGHT
 
-    two = ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed)
+    two = ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed,
+                          weight=PRETRAINED_2P_WEIGHT)  # fmt: skip
     table = table_network()
     if table is None:
         return two

@@ -56,6 +56,13 @@ def player_values(state: Any, w: HeuristicWeights = HeuristicWeights()) -> np.nd
     if state.is_over:
         return scores
     f, left = af.player_features(state)
+    return values_of_features(scores, f, left, w)
+
+
+def values_of_features(
+    scores: np.ndarray, f: np.ndarray, left: float, w: HeuristicWeights = HeuristicWeights()
+) -> np.ndarray:
+    """:func:`player_values` of a game going on, from its scores and ``player_features``."""
     grow = left / (left + 10.0)
     late = left / (left + 20.0)
     cities = f[:, af.F_CITY_POINTS] + f[:, af.F_CITY_LIKELY]

@@ -14,7 +14,9 @@ is played; a finished game is valued exactly.
 How a leaf is valued for the searching seat: with 2 players, as minus the next seat's own
 value of its afterstate (the network's target, the margin to the best other, is then
 antisymmetric, and the network is asked only about positions of the kind it learnt: right
-after the mover's turn); with more, by the network from the searching seat.
+after the mover's turn); with more, by the network from the searching seat. With ``weight``
+(at 2 players, as ``pretrained`` plays there) every value, the replies' included, is the
+network-heuristic blend of :mod:`tile_blend`.
 
 Decisions other than a tile placement (follower choices were weighed with the placement,
 The Messages' steps) take the network's best option.
@@ -33,6 +35,7 @@ from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
 
 from .afterstate_agent import final_value, net_feature_set, options, pick, values_from
 from .base import BaseAgent
+from .tile_blend import blend, blended_values, heuristic_margin_of
 from .value_net import MLP, single_threaded_blas
 
 
@@ -73,12 +76,18 @@ class ExpectimaxAgent(BaseAgent):
     """The network's choice refined by an expectimax over the next seat's tile."""
 
     def __init__(
-        self, net: MLP, candidates: int = 4, seed: int | None = None, name: str = "search"
+        self,
+        net: MLP,
+        candidates: int = 4,
+        seed: int | None = None,
+        name: str = "search",
+        weight: float | None = None,
     ) -> None:
         super().__init__(seed)
         if candidates < 1:
             raise ValueError(f"search needs at least 1 candidate, got {candidates}")
         self.net = net
+        self.weight = weight  # the network's share of a network-heuristic blend (tile_blend)
         self.candidates = candidates
         self.name = name
         self.scale = float(net.meta["value_scale"])
@@ -89,13 +98,26 @@ class ExpectimaxAgent(BaseAgent):
     def _forward(self, rows: list[np.ndarray]) -> np.ndarray:
         return self.net.forward(np.stack(rows))[:, 0] if rows else np.zeros(0, np.float32)
 
+    def values(self, children: list[Any], player: int) -> np.ndarray:
+        """Value of each afterstate for ``player``: the network's, or the blend."""
+        if self.weight is None:
+            return values_from(self.net, children, player)
+        return blended_values(self.net, children, player, self.weight)
+
+    def _blend(self, values: np.ndarray, states: list[Any], feats: list[Any], seat: int
+               ) -> np.ndarray:  # fmt: skip
+        if self.weight is None or not len(values):
+            return values
+        h = np.array([heuristic_margin_of(s, seat, f) for s, f in zip(states, feats, strict=True)])
+        return blend(values, h, self.weight, self.scale)
+
     def expectation(self, after: Any, me: int) -> float:
         """Expected value for ``me`` of the settled afterstate ``after`` once the next seat
         has drawn (chance) and played its best option (by the network)."""
         if after.is_over:
             return final_value(after, me, self.scale)
         if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
-            return float(values_from(self.net, [after], me)[0])
+            return float(self.values([after], me)[0])
         nxt = after.current_player
         two = after.config.players == 2
         total, weight = 0.0, 0
@@ -105,7 +127,7 @@ class ExpectimaxAgent(BaseAgent):
                 continue
             replies = [o.state for o in options(s)]
             self.nodes += len(replies)
-            mine, theirs, rows_me, rows_them, where = [], [], [], [], []
+            mine, theirs, rows_me, rows_them, where, going, feats = [], [], [], [], [], [], []
             for r in replies:
                 if r.is_over:
                     theirs.append(final_value(r, nxt, self.scale))
@@ -113,14 +135,16 @@ class ExpectimaxAgent(BaseAgent):
                     where.append(-1)
                     continue
                 per, left = player_features(r)
+                going.append(r)
+                feats.append((per, left))
                 rows_them.append(self.seat_vector(per, left, nxt, r.config))
                 if not two:
                     rows_me.append(self.seat_vector(per, left, me, r.config))
                 where.append(len(rows_them) - 1)
                 theirs.append(0.0)
                 mine.append(0.0)
-            v_them = self._forward(rows_them)
-            v_me = -v_them if two else self._forward(rows_me)
+            v_them = self._blend(self._forward(rows_them), going, feats, nxt)
+            v_me = -v_them if two else self._blend(self._forward(rows_me), going, feats, me)
             for i, w in enumerate(where):
                 if w >= 0:
                     theirs[i], mine[i] = float(v_them[w]), float(v_me[w])
@@ -128,7 +152,7 @@ class ExpectimaxAgent(BaseAgent):
             total += count * mine[best]
             weight += count
         if weight == 0:
-            return float(values_from(self.net, [after], me)[0])
+            return float(self.values([after], me)[0])
         return total / weight
 
     def act(self, state: Any, player: int) -> int:
@@ -136,7 +160,7 @@ class ExpectimaxAgent(BaseAgent):
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])
         opts = options(state)
-        vals = values_from(self.net, [o.state for o in opts], player)
+        vals = self.values([o.state for o in opts], player)
         self.nodes = len(opts)
         if state.phase != "place_tile" or len(opts) == 1:
             return opts[pick(vals, self.rng)].code

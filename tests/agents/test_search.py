@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.afterstate_agent import options, values_from
+from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT
+from carcassonne_rl.agents.tile_heuristic import player_values
 from carcassonne_rl.agents.tile_hidden import resample_hidden
 from carcassonne_rl.agents.tile_search import ExpectimaxAgent, unknown_tiles, with_drawn_tile
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
@@ -49,10 +52,28 @@ def test_a_swapped_draw_keeps_the_unknown_tiles_and_plays_legally() -> None:
         with_drawn_tile(s, next(k for k in range(len(LETTERS)) if k not in before))
 
 
-def test_the_expectation_weighs_every_tile_by_its_count() -> None:
-    """Recomputed here tile by tile: the next seat's best reply by its own value, the
+def _blend_values(net, children, player: int, weight: float) -> list[float]:
+    scale = float(net.meta["value_scale"])
+    out = []
+    for child, v in zip(children, values_from(net, children, player), strict=True):
+        if child.is_over:
+            out.append(float(v))  # exact already
+            continue
+        pv = player_values(child)
+        h = pv[player] - np.delete(pv, player).max()
+        out.append(math.tanh((weight * scale * math.atanh(v) + (1 - weight) * h) / scale))
+    return out
+
+
+@pytest.mark.parametrize("blended", [True, False])
+def test_the_expectation_weighs_every_tile_by_its_count(blended) -> None:
+    """Recomputed here tile by tile: the next seat's best reply by its own value (the
+    network's, or its margin averaged with the heuristic's as the 2-player search does), the
     searching seat's value = minus that (2 players), weighted by the tile counts."""
     agent = make_agent("pretrained:search", "carcassonne", seed=0).two  # 2 players
+    assert agent.weight == PRETRAINED_2P_WEIGHT
+    if not blended:
+        agent = ExpectimaxAgent(agent.net, 4, seed=0)
     s = _position(turns=50)
     me = s.current_player
     after = options(s)[0].state
@@ -62,8 +83,12 @@ def test_the_expectation_weighs_every_tile_by_its_count() -> None:
         t = with_drawn_tile(after, tile)
         if t is None:
             continue
-        theirs = values_from(agent.net, [o.state for o in options(t)], nxt)
-        total += count * -float(theirs.max())
+        replies = [o.state for o in options(t)]
+        if blended:
+            theirs = _blend_values(agent.net, replies, nxt, PRETRAINED_2P_WEIGHT)
+        else:
+            theirs = values_from(agent.net, replies, nxt).tolist()
+        total += count * -max(theirs)
         weight += count
     assert agent.expectation(after, me) == pytest.approx(total / weight, abs=1e-5)
 

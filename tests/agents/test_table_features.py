@@ -126,9 +126,11 @@ def test_network_search_reads_the_table_features() -> None:
 
 
 def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
-    """... beyond 2 players with The Messages (without them, the observation networks play
-    3-5 players: tests/agents/test_tile_obs_policy.py)."""
+    """... (at 2 players blended with the heuristic: tests/agents/test_blend.py) beyond 2
+    players with The Messages (without them, the observation networks play 3-5 players:
+    tests/agents/test_tile_obs_policy.py)."""
     from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE, model_dir
+    from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT, BlendedAgent
 
     two = load_value_net(pretrained_path("carcassonne"))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
@@ -137,7 +139,10 @@ def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond
     for players, expansions, net in cases:
         s = _midgame(players, expansions, turns=20, seed=players)
         shipped = make_agent("pretrained", "carcassonne", seed=4)
-        alone = AfterstateAgent(net, seed=4)
+        if players == 2:
+            alone = BlendedAgent(net, PRETRAINED_2P_WEIGHT, seed=4)
+        else:
+            alone = AfterstateAgent(net, seed=4)
         for _ in range(12):  # the same moves as the network alone, decision by decision
             code = shipped.act(s, s.current_player)
             assert code == alone.act(s, s.current_player)

@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.afterstate_agent import values_from
 from carcassonne_rl.agents.tile_greedy import after
 from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
 from carcassonne_rl.encoders.tile_symmetry import rotate_index
@@ -37,6 +36,8 @@ def _positions(plies: int) -> list:
 
 
 def test_decision_values_value_every_legal_code_and_rank_the_move_played():
+    """(At 2 players ``pretrained``'s values are the network-heuristic blend, checked
+    against both estimators in tests/agents/test_blend.py.)"""
     agent = make_agent("pretrained", "carcassonne", seed=0)
     for state in _positions(30):
         p = state.current_player
@@ -47,9 +48,9 @@ def test_decision_values_value_every_legal_code_and_rank_the_move_played():
             child = after(state, code)
             if state.phase == "place_tile" and child.phase == "place_follower":
                 kids = [after(child, f) for f in child.legal_action_codes().tolist()]
-                expected = values_from(agent.two.net, kids, p).max()
+                expected = agent.two.values(kids, p).max()
             else:
-                expected = values_from(agent.two.net, [child], p)[0]
+                expected = agent.two.values([child], p)[0]
             assert v == pytest.approx(expected, abs=1e-6)
         if (vals >= vals.max() - 1e-7).sum() == 1:
             assert agent.act(state, p) == codes[int(np.argmax(vals))]

@@ -1,0 +1,79 @@
+"""The afterstate network's margin estimate averaged with the heuristic's (2-player
+``pretrained``).
+
+The network and the heuristic both estimate an afterstate's final margin for a seat (own
+final score - best other), in points: the network as ``value_scale * atanh(value)`` (it is
+trained on ``tanh(margin / value_scale)``), the heuristic as the margin of
+:func:`tile_heuristic.player_values` (what the remaining tiles can still complete, followers
+kept in supply, farms). They err differently: the network learnt from self-play what
+positions are worth, the heuristic counts what the unplaced tiles can still do. Their
+weighted mean, ``weight * network + (1 - weight) * heuristic``, ranks the options better
+than either alone (docs/multiplayer.md: the weight was chosen on other deals than the
+reported ones). A finished game is valued exactly, as everywhere.
+
+Values are returned as the network's are, ``tanh(margin / value_scale)``, so every caller of
+:class:`AfterstateAgent` (its ``decision_values``, a teacher's soft targets) reads the same
+scale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.encoders.afterstate_features import player_features
+
+from .afterstate_agent import AfterstateAgent, values_from
+from .tile_heuristic import heuristic_margin, values_of_features
+from .value_net import MLP
+
+#: the network's share of the 2-player ``pretrained``'s estimate
+PRETRAINED_2P_WEIGHT = 0.5
+_EDGE = 1.0 - 1e-7
+
+
+def net_margins(values: np.ndarray, scale: float) -> np.ndarray:
+    """Margins in points from network values ``tanh(margin / scale)``."""
+    return scale * np.arctanh(np.clip(values, -_EDGE, _EDGE))
+
+
+def heuristic_margin_of(state: Any, player: int, features: Any = None) -> float:
+    """The heuristic's margin of a game going on for ``player`` (``features``: its
+    ``player_features`` when already computed)."""
+    per, left = features if features is not None else player_features(state)
+    return heuristic_margin(values_of_features(state.scores.astype(np.float64), per, left),
+                            player)  # fmt: skip
+
+
+def blend(net_values: np.ndarray, heuristic: np.ndarray, weight: float, scale: float
+          ) -> np.ndarray:  # fmt: skip
+    """``tanh((weight * network margin + (1 - weight) * heuristic margin) / scale)``."""
+    margins = weight * net_margins(net_values, scale) + (1.0 - weight) * heuristic
+    return np.tanh(margins / scale)
+
+
+def blended_values(net: MLP, children: list[Any], player: int, weight: float) -> np.ndarray:
+    """Value of each afterstate for ``player``: the blend where the game goes on, exact
+    where it is over."""
+    scale = float(net.meta["value_scale"])
+    vals = values_from(net, children, player)
+    going = [i for i, c in enumerate(children) if not c.is_over]
+    if going:
+        h = np.array([heuristic_margin_of(children[i], player) for i in going])
+        vals[going] = blend(vals[going], h, weight, scale)
+    return vals
+
+
+class BlendedAgent(AfterstateAgent):
+    """:class:`AfterstateAgent` ranking its options by the network-heuristic blend."""
+
+    def __init__(self, net: MLP, weight: float = PRETRAINED_2P_WEIGHT, seed: int | None = None,
+                 epsilon: float = 0.0, name: str = "blend") -> None:  # fmt: skip
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"the network's weight must be in [0, 1], got {weight}")
+        super().__init__(net, seed=seed, epsilon=epsilon, name=name)
+        self.weight = weight
+
+    def values(self, children: list[Any], player: int) -> np.ndarray:
+        return blended_values(self.net, children, player, self.weight)
