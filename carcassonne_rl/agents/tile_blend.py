@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from carcassonne_rl.encoders.afterstate_features import player_features
+from carcassonne_rl.encoders.table_features import feature_set
 
-from .afterstate_agent import AfterstateAgent, values_from
+from .afterstate_agent import AfterstateAgent, final_value, net_feature_set
 from .tile_heuristic import heuristic_margin, values_of_features
 from .value_net import MLP
 
@@ -55,13 +56,23 @@ def blend(net_values: np.ndarray, heuristic: np.ndarray, weight: float, scale: f
 
 def blended_values(net: MLP, children: list[Any], player: int, weight: float) -> np.ndarray:
     """Value of each afterstate for ``player``: the blend where the game goes on, exact
-    where it is over."""
+    where it is over. Each afterstate's ``player_features`` are read once, for both the
+    network's input and the heuristic."""
     scale = float(net.meta["value_scale"])
-    vals = values_from(net, children, player)
-    going = [i for i, c in enumerate(children) if not c.is_over]
+    seat_vector = feature_set(net_feature_set(net))[1]
+    vals = np.empty(len(children), np.float64)
+    going, rows, heuristic = [], [], []
+    for i, child in enumerate(children):
+        if child.is_over:
+            vals[i] = final_value(child, player, scale)
+            continue
+        per, left = player_features(child)
+        going.append(i)
+        rows.append(seat_vector(per, left, player, child.config))
+        heuristic.append(heuristic_margin_of(child, player, (per, left)))
     if going:
-        h = np.array([heuristic_margin_of(children[i], player) for i in going])
-        vals[going] = blend(vals[going], h, weight, scale)
+        net_values = net.forward(np.stack(rows))[:, 0]
+        vals[going] = blend(net_values, np.array(heuristic), weight, scale)
     return vals
 
 
