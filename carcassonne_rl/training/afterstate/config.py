@@ -14,6 +14,7 @@ from carcassonne_rl.training.run_files import (
 
 STATE_FILE = "trainer_state.json"
 FEATURE_SETS = ("v1", "table")
+BASELINE_AGENTS = ("greedy", "heuristic")
 
 
 def parse_table(text: str) -> tuple[int, tuple[str, ...]]:
@@ -72,6 +73,11 @@ class AfterstateConfig:
     tables: tuple[str, ...] = ()
     # of the games without greedy seats, the fraction where some seats are a past snapshot
     snapshot_fraction: float = 0.0
+    # the agent that plays the baseline seats of the ``greedy_fraction`` games
+    baseline_agent: str = "greedy"
+    # a model file (same features and layer widths) to start from instead of random
+    # weights; the greedy warm-up games are then skipped (fine-tuning)
+    init_model: str = ""
 
     def __post_init__(self) -> None:
         if self.game != "carcassonne":
@@ -86,6 +92,10 @@ class AfterstateConfig:
             parse_table(t)
         if self.feature_set not in FEATURE_SETS:
             raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {self.feature_set!r}")
+        if self.baseline_agent not in BASELINE_AGENTS:
+            raise ValueError(
+                f"baseline_agent must be one of {BASELINE_AGENTS}, got {self.baseline_agent!r}"
+            )
         if not 0.0 <= self.snapshot_fraction <= 1.0:
             raise ValueError("snapshot_fraction must be in [0, 1]")
         for name in ("timesteps", "workers", "games_per_iteration", "games_in_flight",

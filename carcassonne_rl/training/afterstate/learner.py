@@ -54,6 +54,41 @@ def export(model, config: AfterstateConfig) -> MLP:
     return MLP(layers, meta)
 
 
+def load_weights(model, config: AfterstateConfig) -> None:
+    """Set the torch ``model``'s weights to those of the model file ``config.init_model``;
+    ``ValueError`` (naming what differs) unless it reads the config's features with its
+    layer widths."""
+    import torch
+    from torch import nn
+
+    path = Path(config.init_model)
+    if not path.is_file():
+        raise ValueError(f"init_model {str(path)!r}: no such model file")
+    try:
+        net = MLP.load(path)
+    except Exception as exc:  # not an npz of a network
+        raise ValueError(f"init_model {str(path)!r} is not a model file: {exc}") from None
+    if net.meta.get("kind") != MODEL_KIND:
+        raise ValueError(f"init_model {str(path)!r} is a {net.meta.get('kind')!r} model, "
+                         f"not an afterstate value network ({MODEL_KIND!r})")  # fmt: skip
+    if net.meta.get("feature_set", "v1") != config.feature_set:
+        raise ValueError(f"init_model {str(path)!r} reads feature set "
+                         f"{net.meta.get('feature_set', 'v1')!r}, the config "
+                         f"{config.feature_set!r}")  # fmt: skip
+    widths = tuple(w.shape[1] for w, _ in net.layers[:-1])
+    if widths != tuple(config.hidden):
+        raise ValueError(f"init_model {str(path)!r} has hidden layers {list(widths)}, the "
+                         f"config {list(config.hidden)}")  # fmt: skip
+    if float(net.meta.get("value_scale", config.value_scale)) != config.value_scale:
+        raise ValueError(f"init_model {str(path)!r} was trained with value_scale "
+                         f"{net.meta['value_scale']}, the config {config.value_scale}")  # fmt: skip
+    linear = [m for m in model if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for m, (w, b) in zip(linear, net.layers, strict=True):
+            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+            m.bias.copy_(torch.from_numpy(np.asarray(b)))
+
+
 class Learner:
     """The torch model, its optimiser and the replay buffer."""
 
@@ -62,6 +97,8 @@ class Learner:
 
         self.config = config
         self.model = _torch_net(config)
+        if config.init_model:
+            load_weights(self.model, config)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)
         self.x = np.zeros((0, feature_set(config.feature_set)[0]), np.float32)
         self.y = np.zeros(0, np.float32)

@@ -61,17 +61,20 @@ def play_games(
 
     Game ``i`` is dealt at ``tables[i]`` (default: the config's table) with the seat kinds
     ``lineups[i]`` (NET / GREEDY / SNAPSHOT per seat; default: one greedy seat at
-    ``greedy_seats[i]``, -1 for none); SNAPSHOT seats play ``snapshot_layers`` (a past
-    network). Returns the recorded positions (every seat's), their lambda-return targets
-    and, per player count, the network seats' margins in games with greedy seats."""
+    ``greedy_seats[i]``, -1 for none); GREEDY seats play the config's ``baseline_agent``
+    (``greedy`` or ``heuristic``), SNAPSHOT seats ``snapshot_layers`` (a past network).
+    Returns the recorded positions (every seat's), their lambda-return targets and, per
+    player count, the network seats' margins in games with baseline seats."""
     from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
+    from carcassonne_rl.agents.tile_heuristic import TileHeuristicAgent
 
     single_threaded_blas()
     features = config.feature_set
     width = feature_set(features)[0]
     net = MLP(layers, meta) if layers is not None else None
     past = MLP(snapshot_layers, meta) if (snapshot_layers is not None and net) else net
-    greedy = TileGreedyAgent(seed=seed)
+    baseline = TileHeuristicAgent if config.baseline_agent == "heuristic" else TileGreedyAgent
+    greedy = baseline(seed=seed)
     tables = tables or [(config.players, tuple(config.expansions))] * len(deals)
     if lineups is None:
         lineups = [greedy_lineup(t[0], g) for t, g in zip(tables, greedy_seats, strict=True)]

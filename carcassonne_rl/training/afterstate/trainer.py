@@ -9,7 +9,9 @@ to play well, and no policy gradient is needed. Each iteration:
    in one batched forward pass. The seats are the current network (exploring with
    probability ``epsilon``) or, in a ``greedy_fraction`` of the games, one seat is the
    greedy baseline (the network must learn to beat it, not only itself). The first
-   ``warm_games`` games are greedy against greedy (values of a sound policy to start from).
+   ``warm_games`` games are greedy against greedy (values of a sound policy to start from),
+   unless the run starts from a model file (``init_model``: fine-tuning). The baseline seat
+   is ``greedy`` or, with ``baseline_agent=heuristic``, the stronger ``heuristic``.
 2. **Targets**: after each turn the position (turn settled) is recorded from the seat that
    moved. At the end of the game the target of the seat's afterstates are lambda-returns
    of ``tanh(final margin / value_scale)`` bootstrapped on the network's values of the
@@ -104,7 +106,7 @@ def train_afterstate(
     try:
         while state["timesteps"] < config.timesteps:
             t0 = time.time()
-            warm = state["games"] < config.warm_games
+            warm = state["games"] < config.warm_games and not config.init_model
             net = export(learner.model, config)
             results = _self_play(config, net if not warm else None, state, pool, out)
             x = np.concatenate([r["x"] for r in results])
