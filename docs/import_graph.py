@@ -226,10 +226,23 @@ def draw(out: str | Path) -> Path:
     return out
 
 
-if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else "docs/_build/import_graph.png"
-    print(draw(target))
+def main(argv: list[str] | None = None) -> int:
+    """Draw the graph to the given PNG; print the upward imports and circles found."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", default="docs/_build/import_graph.png",
+                        help="the PNG to write (default: %(default)s)")  # fmt: skip
+    args = parser.parse_args(argv)
+    if not args.out.endswith(".png"):
+        parser.error(f"the picture is written as PNG: {args.out!r} does not end in .png")
+    print(draw(args.out))
     for line in room_violations():
         print("upward:", line)
     for group in module_cycles():
         print("circle:", " <-> ".join(group))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

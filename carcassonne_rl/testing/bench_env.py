@@ -160,6 +160,9 @@ def main(env_name: str, seconds: float = 5.0, players: int = 2, **kwargs: Any) -
 
 
 if __name__ == "__main__":  # pragma: no cover
-    import sys
+    import argparse
 
-    main(sys.argv[1] if len(sys.argv) > 1 else "cardcassonne_v0")
+    parser = argparse.ArgumentParser(description="env steps/s against connect_four_v3 "
+                                     "(the command: carcassonne-rl bench env)")  # fmt: skip
+    parser.add_argument("env", nargs="?", default="cardcassonne_v0", choices=ENVS)
+    main(parser.parse_args().env)
