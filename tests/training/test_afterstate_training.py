@@ -178,3 +178,64 @@ def test_table_settings_are_checked() -> None:
         AfterstateConfig(tables=("four",))
     with pytest.raises(ValueError, match="feature_set"):
         AfterstateConfig(feature_set="v7")
+
+
+def test_heuristic_baseline_plays_the_heuristic_agents_moves() -> None:
+    """With ``baseline_agent=heuristic`` the baseline seats play ``heuristic``'s moves: a
+    baseline-only game ends with the margins of the same game replayed by the agent."""
+    from carcassonne_rl.agents.tile_heuristic import TileHeuristicAgent
+    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+    config = AfterstateConfig(workers=1, epsilon=0.0, baseline_agent="heuristic")
+    out = play_games(config, None, {}, [7], [-1], seed=2)
+    s = new_game(GameConfig(players=2, seed=7))
+    agent = TileHeuristicAgent(seed=2)
+    turns = [0, 0]
+    while not s.is_over:
+        turn, mover = s.turn, s.active_player
+        s.apply_code(agent.act(s, s.current_player))
+        if s.turn != turn and not s.is_over:
+            turns[mover] += 1
+    margins = [s.scores[0] - s.scores[1], s.scores[1] - s.scores[0]]
+    expected = np.concatenate([np.full(n, math.tanh(m / 30.0))
+                               for n, m in zip(turns, margins, strict=True)])  # fmt: skip
+    assert margins[0] != 0 and np.allclose(out["y"], expected, atol=1e-6)
+    greedy = play_games(AfterstateConfig(workers=1, epsilon=0.0), None, {}, [7], [-1], seed=2)
+    assert not np.array_equal(greedy["y"], out["y"])  # greedy plays another game
+    with pytest.raises(ValueError, match="baseline_agent must be one of"):
+        AfterstateConfig(baseline_agent="mcts")
+
+
+def test_init_model_starts_from_the_file_without_warm_up(tmp_path, monkeypatch) -> None:
+    """``init_model``: the learner starts with the file's weights (the exported network
+    values inputs as the file does) and the run plays no greedy warm-up game; a file that
+    does not fit the config is refused, naming what differs."""
+    from carcassonne_rl.agents.value_net import MLP
+    from carcassonne_rl.training.afterstate import trainer
+
+    source = export(Learner(AfterstateConfig(workers=1, hidden=(16, 8), seed=11)).model,
+                    AfterstateConfig(workers=1, hidden=(16, 8)))  # fmt: skip
+    path = tmp_path / "start.npz"
+    source.save(path)
+    config = AfterstateConfig(workers=1, hidden=(16, 8), init_model=str(path), warm_games=1000,
+                              timesteps=50, games_per_iteration=2, games_in_flight=2,
+                              eval_every=0, checkpoint_every=1)  # fmt: skip
+    started = export(Learner(config).model, config)
+    x = np.random.default_rng(0).normal(size=(20, NUM_FEATURES)).astype(np.float32)
+    assert np.allclose(started.forward(x), MLP.load(path).forward(x), atol=1e-6)
+    assert not np.allclose(export(Learner(AfterstateConfig(workers=1, hidden=(16, 8)))
+                                  .model, config).forward(x), started.forward(x))  # fmt: skip
+    nets_played = []
+    real = trainer._self_play
+    monkeypatch.setattr(trainer, "_self_play",
+                        lambda c, net, *a: nets_played.append(net) or real(c, net, *a))
+    trainer.train_afterstate(config, tmp_path / "run", progress=False)
+    assert nets_played and all(net is not None for net in nets_played)  # no warm-up game
+    refusals = ((dict(hidden=(16,)), "hidden layers"), (dict(value_scale=10.0), "value_scale"),
+                (dict(feature_set="table"), "feature set"))
+    for bad, what in refusals:
+        with pytest.raises(ValueError, match=what):
+            Learner(AfterstateConfig(**{"workers": 1, "hidden": (16, 8), "init_model": str(path),
+                                        **bad}))  # fmt: skip
+    with pytest.raises(ValueError, match="no such model file"):
+        Learner(AfterstateConfig(workers=1, init_model=str(tmp_path / "none.npz")))

@@ -135,7 +135,8 @@ def train_afterstate(
                     writer.add_scalar(f"selfplay/win_rate_vs_greedy_{n}p",
                                       float(np.mean([m > 0 for m in ms])), step)  # fmt: skip
             if progress:
-                wr = f", vs greedy {np.mean([m > 0 for m in vs_greedy]):.0%}" if vs_greedy else ""
+                wr = (f", vs {config.baseline_agent} {np.mean([m > 0 for m in vs_greedy]):.0%}"
+                      if vs_greedy else "")  # fmt: skip
                 print(f"[afterstate] {step}/{config.timesteps} positions, {state['games']} games, "
                       f"loss {loss:.4f}{wr} ({decisions / (time.time() - t0):.0f} decisions/s)",
                       flush=True)  # fmt: skip
