@@ -30,7 +30,7 @@ from .tile_heuristic import heuristic_margin, values_of_features
 from .value_net import MLP
 
 #: the network's share of the 2-player ``pretrained``'s estimate
-PRETRAINED_2P_WEIGHT = 0.5
+PRETRAINED_2P_WEIGHT = 0.75
 _EDGE = 1.0 - 1e-7
 
 
