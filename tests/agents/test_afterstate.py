@@ -226,3 +226,25 @@ print("ok")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_every_shipped_model_file_is_described_and_loads() -> None:
+    """``models.json`` describes every shipped weight file (how it was trained, how strong
+    it measured) and names no file that is missing; each tile value network loads and plays
+    through ``policy:FILE`` (the self-play network the 2-player one was fine-tuned from)."""
+    from carcassonne_rl.agents.pretrained import model_dir, model_info
+    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+    info = model_info()
+    described = {entry["file"] for entry in info.values()}
+    shipped = {path.name for path in model_dir().glob("*.npz")}
+    assert described == shipped
+    for entry in info.values():
+        assert entry["trained_by"].startswith("carcassonne-rl ") and entry["measured"]
+    selfplay = info["carcassonne_2p_selfplay"]
+    assert selfplay["file"] == "carcassonne_2p_selfplay.npz"
+    assert "carcassonne_2p_selfplay.npz" in info["carcassonne"]["trained_by"]  # its start
+    agent = make_agent(f"policy:{model_dir() / selfplay['file']}", "carcassonne", seed=0)
+    s = new_game(GameConfig(seed=3))
+    code = agent.act(s, 0)
+    assert code in set(int(c) for c in s.legal_action_codes())
