@@ -73,8 +73,8 @@ def play_games(
     width = feature_set(features)[0]
     net = MLP(layers, meta) if layers is not None else None
     past = MLP(snapshot_layers, meta) if (snapshot_layers is not None and net) else net
-    baseline = TileHeuristicAgent if config.baseline_agent == "heuristic" else TileGreedyAgent
-    greedy = baseline(seed=seed)
+    agent_class = TileHeuristicAgent if config.baseline_agent == "heuristic" else TileGreedyAgent
+    baseline = agent_class(seed=seed)  # plays the GREEDY seats
     tables = tables or [(config.players, tuple(config.expansions))] * len(deals)
     if lineups is None:
         lineups = [greedy_lineup(t[0], g) for t, g in zip(tables, greedy_seats, strict=True)]
@@ -92,9 +92,8 @@ def play_games(
             p = s.current_player
             kind = game.seats[p]
             if net is None or kind == GREEDY:
-                explore = net is None and config.epsilon > 0
-                _apply(game, _greedy_move(greedy, s, p, game.rng, config.epsilon if explore else 0),
-                       features)  # fmt: skip
+                epsilon = config.epsilon if net is None else 0.0  # warm-up games explore
+                _apply(game, _baseline_move(baseline, s, p, game.rng, epsilon), features)
                 decisions += 1
                 continue
             codes = s.legal_action_codes()
@@ -143,11 +142,12 @@ def play_games(
     }
 
 
-def _greedy_move(greedy: Any, s: Any, player: int, rng: random.Random, epsilon: float) -> int:
-    """The greedy baseline's move; with probability ``epsilon`` one of its 4 best instead."""
+def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon: float) -> int:
+    """The baseline agent's move (greedy or heuristic); with probability ``epsilon`` one of
+    its 4 best instead."""
     if epsilon <= 0 or rng.random() >= epsilon:
-        return greedy.act(s, player)
-    scored = sorted(greedy.evaluate(s, player), key=lambda cs: -cs[1])[:4]
+        return agent.act(s, player)
+    scored = sorted(agent.evaluate(s, player), key=lambda cs: -cs[1])[:4]
     return scored[rng.randrange(len(scored))][0]
 
 
