@@ -38,26 +38,33 @@ def _cli(*args: str, **kwargs) -> subprocess.Popen:
                             text=True, **kwargs)  # fmt: skip
 
 
-def test_targets_of_greedy_games_are_the_final_margins() -> None:
-    """Warm-up games (greedy vs greedy) learn Monte-Carlo targets: every position of a seat
-    gets tanh(final margin / scale) of that seat, from a fresh game replayed independently."""
-    from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
+def _replayed_targets(agent, deal: int) -> tuple[np.ndarray, int]:
+    """Monte-Carlo targets of a 2-player game of ``deal`` that ``agent`` plays in both seats,
+    replayed here: seat 0's turn-end positions, then seat 1's, each ``tanh(final margin /
+    30)`` of its seat; and seat 0's final margin."""
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
-    config = AfterstateConfig(workers=1, value_scale=30.0, epsilon=0.0)
-    out = play_games(config, None, {}, [5], [-1], seed=3)
-    s = new_game(GameConfig(players=2, seed=5))
-    greedy = TileGreedyAgent(seed=3)
+    s = new_game(GameConfig(players=2, seed=deal))
     turns = [0, 0]
     while not s.is_over:
         turn, mover = s.turn, s.active_player
-        s.apply_code(greedy.act(s, s.current_player))
+        s.apply_code(agent.act(s, s.current_player))
         if s.turn != turn and not s.is_over:
             turns[mover] += 1
     margins = [s.scores[0] - s.scores[1], s.scores[1] - s.scores[0]]
     blocks = [np.full(n, math.tanh(m / 30.0)) for n, m in zip(turns, margins, strict=True)]
-    expected = np.concatenate(blocks)
-    assert out["x"].shape == (sum(turns), NUM_FEATURES)
+    return np.concatenate(blocks), int(margins[0])
+
+
+def test_targets_of_greedy_games_are_the_final_margins() -> None:
+    """Warm-up games (greedy vs greedy) learn Monte-Carlo targets: every position of a seat
+    gets tanh(final margin / scale) of that seat, from a fresh game replayed independently."""
+    from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
+
+    config = AfterstateConfig(workers=1, value_scale=30.0, epsilon=0.0)
+    out = play_games(config, None, {}, [5], [-1], seed=3)
+    expected, _ = _replayed_targets(TileGreedyAgent(seed=3), 5)
+    assert out["x"].shape == (len(expected), NUM_FEATURES)
     assert np.allclose(out["y"], expected, atol=1e-6)
 
 
@@ -184,22 +191,11 @@ def test_heuristic_baseline_plays_the_heuristic_agents_moves() -> None:
     """With ``baseline_agent=heuristic`` the baseline seats play ``heuristic``'s moves: a
     baseline-only game ends with the margins of the same game replayed by the agent."""
     from carcassonne_rl.agents.tile_heuristic import TileHeuristicAgent
-    from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
     config = AfterstateConfig(workers=1, epsilon=0.0, baseline_agent="heuristic")
     out = play_games(config, None, {}, [7], [-1], seed=2)
-    s = new_game(GameConfig(players=2, seed=7))
-    agent = TileHeuristicAgent(seed=2)
-    turns = [0, 0]
-    while not s.is_over:
-        turn, mover = s.turn, s.active_player
-        s.apply_code(agent.act(s, s.current_player))
-        if s.turn != turn and not s.is_over:
-            turns[mover] += 1
-    margins = [s.scores[0] - s.scores[1], s.scores[1] - s.scores[0]]
-    expected = np.concatenate([np.full(n, math.tanh(m / 30.0))
-                               for n, m in zip(turns, margins, strict=True)])  # fmt: skip
-    assert margins[0] != 0 and np.allclose(out["y"], expected, atol=1e-6)
+    expected, margin = _replayed_targets(TileHeuristicAgent(seed=2), 7)
+    assert margin != 0 and np.allclose(out["y"], expected, atol=1e-6)
     greedy = play_games(AfterstateConfig(workers=1, epsilon=0.0), None, {}, [7], [-1], seed=2)
     assert not np.array_equal(greedy["y"], out["y"])  # greedy plays another game
     with pytest.raises(ValueError, match="baseline_agent must be one of"):

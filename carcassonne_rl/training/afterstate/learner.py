@@ -10,8 +10,10 @@ import numpy as np
 
 from carcassonne_rl.agents.afterstate_agent import (
     MODEL_KIND,
+    load_value_net,
+    net_feature_set,
 )
-from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.agents.value_net import MLP, ModelFileError
 from carcassonne_rl.encoders.table_features import feature_set
 from carcassonne_rl.training.run_files import (
     atomic_write_bytes,
@@ -56,8 +58,8 @@ def export(model, config: AfterstateConfig) -> MLP:
 
 def load_weights(model, config: AfterstateConfig) -> None:
     """Set the torch ``model``'s weights to those of the model file ``config.init_model``;
-    ``ValueError`` (naming what differs) unless it reads the config's features with its
-    layer widths."""
+    ``ValueError`` (naming what differs) unless it is a value network of the config's
+    features, layer widths and value scale."""
     import torch
     from torch import nn
 
@@ -65,16 +67,12 @@ def load_weights(model, config: AfterstateConfig) -> None:
     if not path.is_file():
         raise ValueError(f"init_model {str(path)!r}: no such model file")
     try:
-        net = MLP.load(path)
-    except Exception as exc:  # not an npz of a network
-        raise ValueError(f"init_model {str(path)!r} is not a model file: {exc}") from None
-    if net.meta.get("kind") != MODEL_KIND:
-        raise ValueError(f"init_model {str(path)!r} is a {net.meta.get('kind')!r} model, "
-                         f"not an afterstate value network ({MODEL_KIND!r})")  # fmt: skip
-    if net.meta.get("feature_set", "v1") != config.feature_set:
-        raise ValueError(f"init_model {str(path)!r} reads feature set "
-                         f"{net.meta.get('feature_set', 'v1')!r}, the config "
-                         f"{config.feature_set!r}")  # fmt: skip
+        net = load_value_net(path)
+    except ModelFileError as err:  # not a file of a tile-game value network
+        raise ValueError(f"init_model: {err}") from None
+    if net_feature_set(net) != config.feature_set:
+        raise ValueError(f"init_model {str(path)!r} reads feature set {net_feature_set(net)!r}, "
+                         f"the config {config.feature_set!r}")  # fmt: skip
     widths = tuple(w.shape[1] for w, _ in net.layers[:-1])
     if widths != tuple(config.hidden):
         raise ValueError(f"init_model {str(path)!r} has hidden layers {list(widths)}, the "
