@@ -60,12 +60,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if name == "pretrained":
         from .pretrained import make_pretrained
 
-        if len(params) > 1:
-            raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
         if params and params[0].startswith("search"):
-            agent = _pretrained_search(spec, params[0], game, seed)
+            agent = _pretrained_search(spec, params, game, seed)
             agent.name = spec.strip().lower()
             return agent
+        if len(params) > 1:
+            raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
         if params and params[0].startswith("blend"):
             agent = _pretrained_blend(spec, params[0], game, seed)
             agent.name = spec.strip().lower()
@@ -150,33 +150,38 @@ def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Age
     return BlendedAgent(load_value_net(pretrained_path(game)), weight, seed=seed)
 
 
-def _pretrained_search(spec: str, param: str, game: str, seed: int | None) -> Agent:
-    """``pretrained:search`` / ``pretrained:search=K``: expectimax over the next tile."""
+def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None) -> Agent:
+    """``pretrained:search[=K[:S]]``: expectimax over the next tile for the ``K`` best
+    options, each reply followed by ``S`` sampled continuations to the searcher's next turn."""
     from .pretrained import pretrained_path
     from .tile_search import ExpectimaxAgent
 
     if game != "carcassonne":
         raise ValueError("pretrained:search exists for the tile game only")
-    head, sep, value = param.partition("=")
+    head, sep, value = params[0].partition("=")
     try:
-        if head != "search" or (sep and int(value) < 1):
+        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
             raise ValueError
         candidates = int(value) if sep else 4
+        samples = int(params[1]) if len(params) == 2 else 0
+        if candidates < 1 or samples < 0:
+            raise ValueError
     except ValueError:
         raise ValueError(
-            f"bad spec {spec!r}: expected pretrained:search or pretrained:search=K (K >= 1 "
-            "candidates searched)"
+            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=K or "
+            "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
+            "continuations per reply)"
         ) from None
     from .afterstate_agent import load_value_net
     from .pretrained import TileTableAgent, table_network
     from .tile_blend import PRETRAINED_2P_WEIGHT
 
     two = ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed,
-                          weight=PRETRAINED_2P_WEIGHT)  # fmt: skip
+                          weight=PRETRAINED_2P_WEIGHT, samples=samples)  # fmt: skip
     table = table_network()
     if table is None:
         return two
-    return TileTableAgent(two, ExpectimaxAgent(table, candidates, seed), seed)
+    return TileTableAgent(two, ExpectimaxAgent(table, candidates, seed, samples=samples), seed)
 
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:

@@ -47,6 +47,18 @@ def heuristic_margin_of(state: Any, player: int, features: Any = None) -> float:
                             player)  # fmt: skip
 
 
+def heuristic_margins(states: list[Any], features: list[Any], player: int) -> np.ndarray:
+    """:func:`heuristic_margin_of` of games going on for ``player``, computed together
+    (``features``: each state's ``player_features``)."""
+    if not states:
+        return np.zeros(0, np.float64)
+    scores = np.stack([s.scores for s in states]).astype(np.float64)
+    per = np.stack([f[0] for f in features])
+    left = np.array([f[1] for f in features], np.float64)
+    values = values_of_features(scores, per, left)
+    return values[:, player] - np.delete(values, player, axis=1).max(axis=1)
+
+
 def blend(net_values: np.ndarray, heuristic: np.ndarray, weight: float, scale: float
           ) -> np.ndarray:  # fmt: skip
     """``tanh((weight * network margin + (1 - weight) * heuristic margin) / scale)``."""
@@ -61,7 +73,7 @@ def blended_values(net: MLP, children: list[Any], player: int, weight: float) ->
     scale = float(net.meta["value_scale"])
     seat_vector = feature_set(net_feature_set(net))[1]
     vals = np.empty(len(children), np.float64)
-    going, rows, heuristic = [], [], []
+    going, rows, feats = [], [], []
     for i, child in enumerate(children):
         if child.is_over:
             vals[i] = final_value(child, player, scale)
@@ -69,10 +81,11 @@ def blended_values(net: MLP, children: list[Any], player: int, weight: float) ->
         per, left = player_features(child)
         going.append(i)
         rows.append(seat_vector(per, left, player, child.config))
-        heuristic.append(heuristic_margin_of(child, player, (per, left)))
+        feats.append((per, left))
     if going:
         net_values = net.forward(np.stack(rows))[:, 0]
-        vals[going] = blend(net_values, np.array(heuristic), weight, scale)
+        heuristic = heuristic_margins([children[i] for i in going], feats, player)
+        vals[going] = blend(net_values, heuristic, weight, scale)
     return vals
 
 

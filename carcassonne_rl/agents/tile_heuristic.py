@@ -60,22 +60,28 @@ def player_values(state: Any, w: HeuristicWeights = HeuristicWeights()) -> np.nd
 
 
 def values_of_features(
-    scores: np.ndarray, f: np.ndarray, left: float, w: HeuristicWeights = HeuristicWeights()
+    scores: np.ndarray,
+    f: np.ndarray,
+    left: float | np.ndarray,
+    w: HeuristicWeights = HeuristicWeights(),
 ) -> np.ndarray:
-    """:func:`player_values` of a game going on, from its scores and ``player_features``."""
+    """:func:`player_values` of a game going on, from its scores and ``player_features``.
+    Also for a batch of positions: ``scores[n, players]``, ``f[n, players, features]`` and
+    ``left[n]`` give ``values[n, players]``."""
+    left = np.asarray(left, np.float64)[..., None]
     grow = left / (left + 10.0)
     late = left / (left + 20.0)
-    cities = f[:, af.F_CITY_POINTS] + f[:, af.F_CITY_LIKELY]
-    cities += w.city_growth * grow * (f[:, af.F_CITY_SIDES] - f[:, af.F_CITY_DEAD])
-    roads = f[:, af.F_ROAD_TILES] + w.road_growth * grow * f[:, af.F_ROAD_ENDS]
-    roads -= w.road_growth * grow * f[:, af.F_ROAD_DEAD]
-    empty = 8.0 * f[:, af.F_CLOISTER_N] - f[:, af.F_CLOISTER_NB]
-    cloisters = f[:, af.F_CLOISTER_N] + f[:, af.F_CLOISTER_NB]
-    cloisters += w.cloister_growth * grow * empty * (f[:, af.F_CLOISTER_DEAD] == 0)
-    farms = w.farm_city * (f[:, af.F_FIELD_DONE] + f[:, af.F_FIELD_OPEN])
-    supply = f[:, af.F_SUPPLY]
+    cities = f[..., af.F_CITY_POINTS] + f[..., af.F_CITY_LIKELY]
+    cities += w.city_growth * grow * (f[..., af.F_CITY_SIDES] - f[..., af.F_CITY_DEAD])
+    roads = f[..., af.F_ROAD_TILES] + w.road_growth * grow * f[..., af.F_ROAD_ENDS]
+    roads -= w.road_growth * grow * f[..., af.F_ROAD_DEAD]
+    empty = 8.0 * f[..., af.F_CLOISTER_N] - f[..., af.F_CLOISTER_NB]
+    cloisters = f[..., af.F_CLOISTER_N] + f[..., af.F_CLOISTER_NB]
+    cloisters += w.cloister_growth * grow * empty * (f[..., af.F_CLOISTER_DEAD] == 0)
+    farms = w.farm_city * (f[..., af.F_FIELD_DONE] + f[..., af.F_FIELD_OPEN])
+    supply = f[..., af.F_SUPPLY]
     followers = late * (w.follower * supply + w.last_followers * np.minimum(supply, 2.0))
-    stuck = w.stuck_follower * late * (f[:, af.F_LOSING] + f[:, af.F_CITY_DEAD])
+    stuck = w.stuck_follower * late * (f[..., af.F_LOSING] + f[..., af.F_CITY_DEAD])
     return scores + cities + roads + cloisters + farms + followers - stuck
 
 

@@ -35,7 +35,7 @@ from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
 
 from .afterstate_agent import final_value, net_feature_set, options, pick, values_from
 from .base import BaseAgent
-from .tile_blend import blend, blended_values, heuristic_margin_of
+from .tile_blend import blend, blended_values, heuristic_margins
 from .value_net import MLP, single_threaded_blas
 
 
@@ -73,7 +73,9 @@ def with_drawn_tile(state: Any, tile: int) -> Any | None:
 
 
 class ExpectimaxAgent(BaseAgent):
-    """The network's choice refined by an expectimax over the next seat's tile."""
+    """The network's choice refined by an expectimax over the next seat's tile (and, with
+    ``samples``, sampled draws of the tiles after it until the searching seat has played
+    again)."""
 
     def __init__(
         self,
@@ -82,17 +84,22 @@ class ExpectimaxAgent(BaseAgent):
         seed: int | None = None,
         name: str = "search",
         weight: float | None = None,
+        samples: int = 0,
     ) -> None:
         super().__init__(seed)
         if candidates < 1:
             raise ValueError(f"search needs at least 1 candidate, got {candidates}")
+        if samples < 0:
+            raise ValueError(f"search samples must be >= 0, got {samples}")
         self.net = net
         self.weight = weight  # the network's share of a network-heuristic blend (tile_blend)
         self.candidates = candidates
+        self.samples = samples  # sampled continuations per tile of the next seat
         self.name = name
         self.scale = float(net.meta["value_scale"])
         self.seat_vector = feature_set(net_feature_set(net))[1]
         self.nodes = 0  # afterstates valued in the last decision
+        self._stream = 0  # the decision's random stream: the same draws for every candidate
         single_threaded_blas()
 
     def _forward(self, rows: list[np.ndarray]) -> np.ndarray:
@@ -108,48 +115,99 @@ class ExpectimaxAgent(BaseAgent):
                ) -> np.ndarray:  # fmt: skip
         if self.weight is None or not len(values):
             return values
-        h = np.array([heuristic_margin_of(s, seat, f) for s, f in zip(states, feats, strict=True)])
-        return blend(values, h, self.weight, self.scale)
+        return blend(values, heuristic_margins(states, feats, seat), self.weight, self.scale)
+
+    def _reply(self, s: Any, me: int) -> tuple[Any, float]:
+        """The next seat's best option in ``s`` (its tile drawn) by its own values, and
+        that afterstate's value for ``me``."""
+        nxt = s.current_player
+        two = s.config.players == 2
+        replies = [o.state for o in options(s)]
+        self.nodes += len(replies)
+        mine, theirs, rows_me, rows_them, where, going, feats = [], [], [], [], [], [], []
+        for r in replies:
+            if r.is_over:
+                theirs.append(final_value(r, nxt, self.scale))
+                mine.append(final_value(r, me, self.scale))
+                where.append(-1)
+                continue
+            per, left = player_features(r)
+            going.append(r)
+            feats.append((per, left))
+            rows_them.append(self.seat_vector(per, left, nxt, r.config))
+            if not two:
+                rows_me.append(self.seat_vector(per, left, me, r.config))
+            where.append(len(rows_them) - 1)
+            theirs.append(0.0)
+            mine.append(0.0)
+        v_them = self._blend(self._forward(rows_them), going, feats, nxt)
+        v_me = -v_them if two else self._blend(self._forward(rows_me), going, feats, me)
+        for i, w in enumerate(where):
+            if w >= 0:
+                theirs[i], mine[i] = float(v_them[w]), float(v_me[w])
+        best = int(np.argmax(theirs))
+        return replies[best], mine[best]
+
+    def _sampled_draw(self, state: Any, rng: np.random.Generator) -> Any | None:
+        """``state`` with a tile drawn at random from the unknown ones (a tile that fits
+        nowhere is set aside and another drawn, as the rules do); ``None`` if none fits."""
+        counts = unknown_tiles(state)
+        while counts:
+            tiles = list(counts)
+            weights = np.array([counts[t] for t in tiles], np.float64)
+            tile = tiles[int(np.searchsorted(np.cumsum(weights), rng.random() * weights.sum(),
+                                             side="right"))]  # fmt: skip
+            s = with_drawn_tile(state, tile)
+            if s is not None:
+                return s
+            del counts[tile]
+        return None
+
+    def _continuation(self, after: Any, me: int, rng: np.random.Generator) -> float | None:
+        """Value for ``me`` after one sampled draw per seat, each seat playing its best
+        option by its own values, until ``me`` has played (``None``: no tile fits)."""
+        s = after
+        while True:
+            if s.is_over:
+                return final_value(s, me, self.scale)
+            if s.phase != "place_tile":
+                return float(self.values([s], me)[0])
+            drawn = self._sampled_draw(s, rng)
+            if drawn is None:
+                return None
+            mover = drawn.current_player
+            children = [o.state for o in options(drawn)]
+            self.nodes += len(children)
+            vals = self.values(children, mover)
+            best = int(np.argmax(vals))
+            if mover == me:
+                return float(vals[best])
+            s = children[best]
 
     def expectation(self, after: Any, me: int) -> float:
         """Expected value for ``me`` of the settled afterstate ``after`` once the next seat
-        has drawn (chance) and played its best option (by the network)."""
+        has drawn (chance) and played its best option (by the network); with ``samples``,
+        each of those positions valued by the mean of as many sampled continuations."""
         if after.is_over:
             return final_value(after, me, self.scale)
         if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
             return float(self.values([after], me)[0])
-        nxt = after.current_player
-        two = after.config.players == 2
         total, weight = 0.0, 0
         for tile, count in unknown_tiles(after).items():
             s = with_drawn_tile(after, tile)
             if s is None:
                 continue
-            replies = [o.state for o in options(s)]
-            self.nodes += len(replies)
-            mine, theirs, rows_me, rows_them, where, going, feats = [], [], [], [], [], [], []
-            for r in replies:
-                if r.is_over:
-                    theirs.append(final_value(r, nxt, self.scale))
-                    mine.append(final_value(r, me, self.scale))
-                    where.append(-1)
-                    continue
-                per, left = player_features(r)
-                going.append(r)
-                feats.append((per, left))
-                rows_them.append(self.seat_vector(per, left, nxt, r.config))
-                if not two:
-                    rows_me.append(self.seat_vector(per, left, me, r.config))
-                where.append(len(rows_them) - 1)
-                theirs.append(0.0)
-                mine.append(0.0)
-            v_them = self._blend(self._forward(rows_them), going, feats, nxt)
-            v_me = -v_them if two else self._blend(self._forward(rows_me), going, feats, me)
-            for i, w in enumerate(where):
-                if w >= 0:
-                    theirs[i], mine[i] = float(v_them[w]), float(v_me[w])
-            best = int(np.argmax(theirs))
-            total += count * mine[best]
+            reply, value = self._reply(s, me)
+            if self.samples and not reply.is_over:
+                rollouts = []
+                for j in range(self.samples):
+                    rng = np.random.default_rng((self._stream, tile, j))
+                    v = self._continuation(reply, me, rng)
+                    if v is not None:
+                        rollouts.append(v)
+                if rollouts:
+                    value = float(np.mean(rollouts))
+            total += count * value
             weight += count
         if weight == 0:
             return float(self.values([after], me)[0])
@@ -165,6 +223,8 @@ class ExpectimaxAgent(BaseAgent):
         if state.phase != "place_tile" or len(opts) == 1:
             return opts[pick(vals, self.rng)].code
         order = np.argsort(-vals, kind="stable")[: self.candidates]
+        if self.samples:
+            self._stream = self.rng.randrange(2**31)
         refined = np.full(len(opts), -np.inf)
         for i in order:
             refined[i] = self.expectation(opts[i].state, player)
