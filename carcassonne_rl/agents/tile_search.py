@@ -11,6 +11,13 @@ positions for the searching seat. A tile that would fit nowhere is left out (the
 discard and redraw it) and the others renormalised. The candidate with the best expectation
 is played; a finished game is valued exactly.
 
+``pretrained:search=K:S`` looks further: after each of the next seat's replies, ``S``
+continuations draw a tile at random from the unknown ones for every seat in turn (each seat
+playing its best option by its own values) until the searching seat has placed its own next
+tile, and the reply is worth the mean of the searching seat's best values there. Every
+candidate sees the same draws (one random stream per decision, keyed by the reply's tile and
+the continuation's number), so the candidates are compared on common chance.
+
 How a leaf is valued for the searching seat: with 2 players, as minus the next seat's own
 value of its afterstate (the network's target, the margin to the best other, is then
 antisymmetric, and the network is asked only about positions of the kind it learnt: right

@@ -93,14 +93,74 @@ def test_the_expectation_weighs_every_tile_by_its_count(blended) -> None:
     assert agent.expectation(after, me) == pytest.approx(total / weight, abs=1e-5)
 
 
-@pytest.mark.parametrize("players, expansions", [(2, ()), (3, ("messages", "labyrinth"))])
-def test_search_plays_legal_moves_without_reading_the_pile_order(players, expansions) -> None:
+def _near_the_end(unknown: int, seed: int = 3):
+    """A 2-player position where the seat to move holds its tile and ``unknown`` tiles are
+    unknown (its own included)."""
+    s = new_game(GameConfig(players=2, seed=seed))
+    greedy = make_agent("greedy", "carcassonne", seed=seed)
+    while not (s.phase == "place_tile" and sum(unknown_tiles(s).values()) == unknown):
+        s.apply_code(greedy.act(s, s.current_player))
+    return s
+
+
+def test_sampled_continuations_reach_the_exact_end() -> None:
+    """Two tiles unknown after the searching seat's move: the next seat draws one of them
+    (its best reply by its own blended value, as in the one-turn search), the searching
+    seat the other, and that move ends the game. Every sampled continuation is then the
+    same, and its value is the best final margin, scored by the engine."""
+    agent = make_agent("pretrained:search=4:3", "carcassonne", seed=0).two
+    assert agent.samples == 3 and agent.candidates == 4
+    s = _near_the_end(3)
+    me = s.current_player
+    checked = 0
+    for opt in options(s)[:6]:
+        after = opt.state
+        nxt = after.current_player
+        unknown = unknown_tiles(after)
+        total = weight = 0.0
+        for tile, count in unknown.items():
+            t = with_drawn_tile(after, tile)
+            if t is None:
+                continue
+            replies = [o.state for o in options(t)]
+            theirs = _blend_values(agent.net, replies, nxt, PRETRAINED_2P_WEIGHT)
+            reply = replies[int(np.argmax(theirs))]
+            value = -max(theirs)
+            others = unknown | {tile: unknown[tile] - 1}  # the searching seat's tile
+            (last,) = [k for k, n in others.items() for _ in range(n)]
+            mine = with_drawn_tile(reply, last)
+            if mine is not None and not reply.is_over:
+                finals = []
+                for o in options(mine):
+                    assert o.state.is_over
+                    sc = o.state.scores
+                    finals.append(math.tanh((sc[me] - sc[1 - me]) / agent.scale))
+                value = max(finals)
+                checked += 1
+            total += count * value
+            weight += count
+        assert agent.expectation(after, me) == pytest.approx(total / weight, abs=1e-5)
+    assert checked >= 6
+
+
+@pytest.mark.parametrize(
+    "spec, players, expansions",
+    [
+        ("pretrained:search=2", 2, ()),
+        ("pretrained:search=2", 3, ("messages", "labyrinth")),
+        ("pretrained:search=2:1", 2, ("labyrinth",)),
+    ],
+)
+def test_search_plays_legal_moves_without_reading_the_pile_order(spec, players, expansions
+                                                                  ) -> None:  # fmt: skip
     """At a few decisions of a game (played on by the network alone, for speed) the search
-    answers a legal move, and the same one when the hidden pile is reshuffled."""
-    agent = make_agent("pretrained:search=2", "carcassonne", seed=0)
+    answers a legal move, and the same one when the hidden pile is reshuffled (the sampled
+    continuations draw from the unknown tiles, not from the pile)."""
+    agent = make_agent(spec, "carcassonne", seed=0)
     fast = make_agent("pretrained", "carcassonne", seed=0)
     table = agent.two if players == 2 else agent.table  # the search at this table
     assert isinstance(table, ExpectimaxAgent) and table.candidates == 2
+    assert table.samples == (1 if spec.endswith(":1") else 0)
     # it searches with the network pretrained plays at this table
     plays = fast.two.net if players == 2 else fast.table.net
     probe = np.random.default_rng(0).random((4, plays.inputs), dtype=np.float32)
@@ -123,8 +183,10 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(players, expans
 
 
 def test_search_spec_errors_are_clear() -> None:
-    for bad in ("pretrained:search=0", "pretrained:search=x", "pretrained:searching"):
-        with pytest.raises(ValueError, match="pretrained:search=K"):
+    for bad in ("pretrained:search=0", "pretrained:search=x", "pretrained:searching",
+                "pretrained:search=2:-1", "pretrained:search:1", "pretrained:search=2:1:1",
+                "pretrained:search=2:x"):  # fmt: skip
+        with pytest.raises(ValueError, match="pretrained:search=K:S"):
             make_agent(bad, "carcassonne")
     with pytest.raises(ValueError, match="tile game only"):
         make_agent("pretrained:search", "cardcassonne")

@@ -223,12 +223,16 @@ def test_init_model_starts_from_the_file_without_warm_up(tmp_path, monkeypatch) 
                                   .model, config).forward(x), started.forward(x))  # fmt: skip
     nets_played = []
     real = trainer._self_play
-    monkeypatch.setattr(trainer, "_self_play",
-                        lambda c, net, *a: nets_played.append(net) or real(c, net, *a))
+    monkeypatch.setattr(
+        trainer, "_self_play", lambda c, net, *a: nets_played.append(net) or real(c, net, *a)
+    )
     trainer.train_afterstate(config, tmp_path / "run", progress=False)
     assert nets_played and all(net is not None for net in nets_played)  # no warm-up game
-    refusals = ((dict(hidden=(16,)), "hidden layers"), (dict(value_scale=10.0), "value_scale"),
-                (dict(feature_set="table"), "feature set"))
+    refusals = (
+        (dict(hidden=(16,)), "hidden layers"),
+        (dict(value_scale=10.0), "value_scale"),
+        (dict(feature_set="table"), "feature set"),
+    )
     for bad, what in refusals:
         with pytest.raises(ValueError, match=what):
             Learner(AfterstateConfig(**{"workers": 1, "hidden": (16, 8), "init_model": str(path),
