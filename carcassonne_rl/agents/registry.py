@@ -4,8 +4,9 @@ Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``heuristic`` (tile game: one move ahead with a stronger estimate, see ``tile_heuristic``),
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
-network-guided search with 200 simulations; ``pretrained:search[=K]``: tile game,
-expectimax over the next tile for the K best options, see ``tile_search``;
+network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
+expectimax over the next tile for the K best options, each reply followed by S sampled
+continuations (default ``search=3:2``), see ``tile_search``;
 ``pretrained:blend=W``: the 2-player network's margin, weight ``W``, averaged with the
 heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
@@ -152,7 +153,8 @@ def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Age
 
 def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None) -> Agent:
     """``pretrained:search[=K[:S]]``: expectimax over the next tile for the ``K`` best
-    options, each reply followed by ``S`` sampled continuations to the searcher's next turn."""
+    options, each reply followed by ``S`` sampled continuations to the searcher's next turn
+    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``)."""
     from .pretrained import pretrained_path
     from .tile_search import ExpectimaxAgent
 
@@ -162,8 +164,8 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
     try:
         if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
             raise ValueError
-        candidates = int(value) if sep else 4
-        samples = int(params[1]) if len(params) == 2 else 0
+        candidates = int(value) if sep else 3
+        samples = int(params[1]) if len(params) == 2 else (0 if sep else 2)
         if candidates < 1 or samples < 0:
             raise ValueError
     except ValueError:

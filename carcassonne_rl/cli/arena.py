@@ -35,7 +35,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "--agents",
         required=True,
         help="comma-separated agent specs: random, greedy, heuristic (tile game), "
-        "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K], "
+        "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K[:S]], "
         "pretrained:blend=W (tile game), "
         "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip), "
         "openspiel:mcts[:sims] / openspiel:ismcts[:sims] (OpenSpiel's bots; the openspiel extra)",

@@ -70,7 +70,8 @@ def test_the_expectation_weighs_every_tile_by_its_count(blended) -> None:
     """Recomputed here tile by tile: the next seat's best reply by its own value (the
     network's, or its margin averaged with the heuristic's as the 2-player search does), the
     searching seat's value = minus that (2 players), weighted by the tile counts."""
-    agent = make_agent("pretrained:search", "carcassonne", seed=0).two  # 2 players
+    agent = make_agent("pretrained:search=4", "carcassonne", seed=0).two  # 2 players
+    assert agent.samples == 0 and agent.candidates == 4
     assert agent.weight == PRETRAINED_2P_WEIGHT
     if not blended:
         agent = ExpectimaxAgent(agent.net, 4, seed=0)
@@ -180,6 +181,15 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(spec, players, 
             checked += 1
         s.apply_code(fast.act(s, s.current_player))
     assert checked >= 3 and np.all(s.scores >= 0)
+
+
+def test_the_default_search_is_the_measured_one() -> None:
+    """``pretrained:search`` is ``search=3:2`` (docs/multiplayer.md); ``search=K`` keeps
+    the one-turn search."""
+    default = make_agent("pretrained:search", "carcassonne", seed=0)
+    for table in (default.two, default.table):
+        assert (table.candidates, table.samples) == (3, 2)
+    assert make_agent("pretrained:search=2", "carcassonne", seed=0).two.samples == 0
 
 
 def test_search_spec_errors_are_clear() -> None:
