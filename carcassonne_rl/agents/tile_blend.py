@@ -26,7 +26,7 @@ from carcassonne_rl.encoders.afterstate_features import player_features
 from carcassonne_rl.encoders.table_features import feature_set
 
 from .afterstate_agent import AfterstateAgent, final_value, net_feature_set
-from .tile_heuristic import heuristic_margin, values_of_features
+from .tile_heuristic import values_of_features
 from .value_net import MLP
 
 #: the network's share of the 2-player ``pretrained``'s estimate
@@ -39,17 +39,9 @@ def net_margins(values: np.ndarray, scale: float) -> np.ndarray:
     return scale * np.arctanh(np.clip(values, -_EDGE, _EDGE))
 
 
-def heuristic_margin_of(state: Any, player: int, features: Any = None) -> float:
-    """The heuristic's margin of a game going on for ``player`` (``features``: its
-    ``player_features`` when already computed)."""
-    per, left = features if features is not None else player_features(state)
-    return heuristic_margin(values_of_features(state.scores.astype(np.float64), per, left),
-                            player)  # fmt: skip
-
-
 def heuristic_margins(states: list[Any], features: list[Any], player: int) -> np.ndarray:
-    """:func:`heuristic_margin_of` of games going on for ``player``, computed together
-    (``features``: each state's ``player_features``)."""
+    """The heuristic's margin (own value - best other) for ``player`` of each game going on
+    in ``states``, all computed together (``features``: each state's ``player_features``)."""
     if not states:
         return np.zeros(0, np.float64)
     scores = np.stack([s.scores for s in states]).astype(np.float64)
