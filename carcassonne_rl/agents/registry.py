@@ -11,7 +11,8 @@ continuations (default ``search=3:2``), see ``tile_search``;
 heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer
-(``runs/NAME/final_model.zip`` or ``.npz``, or the run folder). Rooms above may add
+(``runs/NAME/final_model.zip`` or ``.npz``, or the run folder; a tile value network whose
+file names a ``heuristic_blend`` weight plays averaged with the heuristic). Rooms above may add
 families (:func:`register_agent_family`): ``openspiel:mcts:1000`` once
 ``carcassonne_rl.openspiel`` is imported.
 """
@@ -214,7 +215,12 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError(f"policy:{path} plays {plays}, not {game}")
         if plays == "cardcassonne":
             return CardNetAgent(net, seed=seed)
-        return AfterstateAgent(load_value_net(target), seed=seed)
+        value_net = load_value_net(target)
+        if "heuristic_blend" in value_net.meta:  # trained to be averaged with the heuristic
+            from .tile_blend import BlendedAgent
+
+            return BlendedAgent(value_net, float(value_net.meta["heuristic_blend"]), seed=seed)
+        return AfterstateAgent(value_net, seed=seed)
     from .policy_agent import PolicyAgent
 
     agent = PolicyAgent.load(target, seed=seed)

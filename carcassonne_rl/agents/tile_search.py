@@ -220,19 +220,31 @@ class ExpectimaxAgent(BaseAgent):
             return float(self.values([after], me)[0])
         return total / weight
 
-    def act(self, state: Any, player: int) -> int:
-        codes = state.legal_action_codes()
-        if len(codes) == 1 and state.phase != "place_tile":
-            return int(codes[0])
+    def search(self, state: Any, player: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
+        """(the options of a tile placement, their values by the network, the search's
+        expectation of the ``candidates`` best: ``-inf`` for the options not searched; a
+        single option is not searched and keeps its value)."""
         opts = options(state)
         vals = self.values([o.state for o in opts], player)
         self.nodes = len(opts)
-        if state.phase != "place_tile" or len(opts) == 1:
-            return opts[pick(vals, self.rng)].code
+        if len(opts) == 1:
+            return opts, vals, vals.copy()
         order = np.argsort(-vals, kind="stable")[: self.candidates]
         if self.samples:
             self._stream = self.rng.randrange(2**31)
         refined = np.full(len(opts), -np.inf)
         for i in order:
             refined[i] = self.expectation(opts[i].state, player)
+        return opts, vals, refined
+
+    def act(self, state: Any, player: int) -> int:
+        codes = state.legal_action_codes()
+        if len(codes) == 1 and state.phase != "place_tile":
+            return int(codes[0])
+        if state.phase != "place_tile":
+            opts = options(state)
+            vals = self.values([o.state for o in opts], player)
+            self.nodes = len(opts)
+            return opts[pick(vals, self.rng)].code
+        opts, _, refined = self.search(state, player)
         return opts[pick(refined, self.rng)].code

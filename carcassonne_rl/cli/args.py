@@ -9,7 +9,15 @@ from collections.abc import Callable
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
 from carcassonne_rl.runtime.errors import UserError
 
-__all__ = ["UserError", "agent_specs", "expansions", "non_negative_int", "positive"]
+__all__ = [
+    "UserError",
+    "add_validation_argument",
+    "agent_specs",
+    "expansions",
+    "fraction",
+    "non_negative_int",
+    "positive",
+]
 
 
 def positive(kind: type) -> Callable[[str], object]:
@@ -22,6 +30,24 @@ def positive(kind: type) -> Callable[[str], object]:
         return value
 
     return parse
+
+
+def fraction(text: str) -> float:
+    """A share in [0, 1)."""
+    value = float(text)
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
+def add_validation_argument(p: argparse.ArgumentParser) -> None:
+    """``--validation``: the share of a fit's games held out for its per-epoch report."""
+    p.add_argument(
+        "--validation",
+        type=fraction,
+        default=0.1,
+        help="share of the games held out for the report (default: 0.1)",
+    )
 
 
 def non_negative_int(text: str) -> int:

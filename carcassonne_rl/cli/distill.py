@@ -8,16 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from .args import UserError
+from .args import UserError, add_validation_argument
 from .args import non_negative_int as _non_negative_int
 from .args import positive as _positive
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
-    return value
 
 
 def add_distill_parser(sub) -> None:
@@ -74,12 +67,7 @@ def add_distill_parser(sub) -> None:
     p.add_argument(
         "--batch-size", type=_positive(int), default=256, help="decisions (default: 256)"
     )
-    p.add_argument(
-        "--validation",
-        type=_fraction,
-        default=0.1,
-        help="share of the games held out for the report (default: 0.1)",
-    )
+    add_validation_argument(p)
     p.add_argument("--seed", type=int, default=19, help="deals and initial weights (default: 19)")
     p.add_argument("--no-progress", action="store_true", help="no line per 50 games played")
 

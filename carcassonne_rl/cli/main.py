@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of ``carcassonne-rl`` and all its sub-commands (parsing runs nothing)."""
     from .arena import add_arena_parser
     from .distill import add_distill_parser
+    from .expert_iteration import add_expert_iteration_parser
     from .export import add_export_parser
     from .fuzz import add_fuzz_parser
     from .main_job import add_main_parser
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_arena_parser(sub)
     add_export_parser(sub)
     add_distill_parser(sub)
+    add_expert_iteration_parser(sub)
     _add_bench_parser(sub)
     add_play_parser(sub)
     add_replay_parser(sub)
@@ -140,6 +142,10 @@ def _run(args: argparse.Namespace) -> int:
         from .distill import run_distill
 
         return run_distill(args)
+    if args.command == "expert-iteration":
+        from .expert_iteration import run_expert_iteration
+
+        return run_expert_iteration(args)
     if args.command == "export":
         from .export import run_export
 

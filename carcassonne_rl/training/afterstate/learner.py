@@ -22,7 +22,8 @@ from carcassonne_rl.training.run_files import (
 from .config import AfterstateConfig
 
 
-def _torch_net(config: AfterstateConfig):
+def torch_net(config: AfterstateConfig):
+    """The torch value network of ``config`` (random weights, seeded)."""
     import torch
     from torch import nn
 
@@ -94,7 +95,7 @@ class Learner:
         import torch
 
         self.config = config
-        self.model = _torch_net(config)
+        self.model = torch_net(config)
         if config.init_model:
             load_weights(self.model, config)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)

@@ -1,0 +1,117 @@
+"""``carcassonne-rl expert-iteration``: the search as the teacher of the 2-player value
+network (:mod:`carcassonne_rl.training.expert_iteration`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .args import UserError, add_validation_argument
+from .args import non_negative_int as _non_negative_int
+from .args import positive as _positive
+
+
+def add_expert_iteration_parser(sub) -> None:
+    p = sub.add_parser(
+        "expert-iteration",
+        help="fine-tune the 2-player tile value network toward the search's values",
+        description=(
+            "Plays the search (--teacher) in both seats of 2-player base games, the ones "
+            "missing from POSITIONS (one file per game: a run cut short goes on where it "
+            "stopped), recording the search's expectation of every option it searched. With "
+            "--out, then fine-tunes the value network (--init-model) toward those "
+            "expectations and writes it (play it with policy:OUT.npz). One JSON line per "
+            "epoch: training loss and, on held-out games, how often the network's best "
+            "option is the one the search played."
+        ),
+    )
+    p.add_argument("positions", type=Path, help="folder of teacher games (game_*.npz)")
+    p.add_argument(
+        "--games",
+        type=_non_negative_int,
+        default=300,
+        help="teacher games to have in POSITIONS (played if missing; default: 300)",
+    )
+    p.add_argument(
+        "--teacher",
+        default="pretrained:search=3:2",
+        help="the search that teaches (default: pretrained:search=3:2)",
+    )
+    p.add_argument(
+        "--workers",
+        type=_positive(int),
+        default=1,
+        help="processes playing teacher games (default: 1)",
+    )
+    p.add_argument("--out", type=Path, help="the fine-tuned .npz network to write")
+    p.add_argument(
+        "--init-model",
+        type=Path,
+        default=None,
+        help="the network fine-tuned (default: the shipped 2-player network)",
+    )
+    p.add_argument(
+        "--epochs", type=_positive(int), default=10, help="passes over the data (default: 10)"
+    )
+    p.add_argument(
+        "--learning-rate", type=_positive(float), default=1e-4, help="Adam (default: 0.0001)"
+    )
+    p.add_argument("--batch-size", type=_positive(int), default=512, help="rows (default: 512)")
+    p.add_argument("--anchor-weight", type=float, default=0.0,
+                   help="weight of the options not searched, held at their value before the "
+                        "search (default: 0, not used)")  # fmt: skip
+    p.add_argument(
+        "--target",
+        choices=("search", "blend"),
+        default="search",
+        help="what the network learns: the search's values (played alone), or the values "
+        "whose average with the heuristic are the search's (played averaged, as pretrained "
+        "plays; default: search)",
+    )
+    add_validation_argument(p)
+    p.add_argument("--seed", type=int, default=0, help="deals and the split (default: 0)")
+    p.add_argument("--no-progress", action="store_true", help="no line per teacher game")
+
+
+def run_expert_iteration(args: argparse.Namespace) -> int:
+    from carcassonne_rl.training.expert_iteration.positions import collect, load_positions
+
+    if args.out is not None and args.out.suffix != ".npz":
+        raise UserError(f"--out must name a .npz file, got {args.out}")
+    if not 0.0 <= args.anchor_weight <= 1.0:
+        raise UserError(f"--anchor-weight must be in [0, 1], got {args.anchor_weight}")
+    if args.init_model is not None and not args.init_model.is_file():
+        raise UserError(f"--init-model {args.init_model}: no such file")
+
+    def progress(done: int, games: int) -> None:
+        if not args.no_progress:
+            print(f"teacher games: {done}/{games}", file=sys.stderr, flush=True)
+
+    if args.games:
+        try:
+            collect(args.positions, args.games, args.teacher, args.seed, args.workers,
+                    on_game=progress)  # fmt: skip
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if args.out is None:
+        return 0
+    from carcassonne_rl.agents.pretrained import pretrained_path
+    from carcassonne_rl.training.expert_iteration.fit import fit
+
+    try:
+        data = load_positions(args.positions)
+        net, _ = fit(
+            data, args.init_model or pretrained_path("carcassonne"), args.epochs,
+            learning_rate=args.learning_rate, batch_size=args.batch_size,
+            validation=args.validation, anchor_weight=args.anchor_weight,
+            target_kind=args.target, seed=args.seed,
+            on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    net.save(args.out)
+    print(f"value network fine-tuned on {data['files']} teacher games -> {args.out}")
+    return 0

@@ -1,0 +1,178 @@
+"""Fine-tune the 2-player value network toward the search's expectations (torch), and
+report on held-out teacher games how often the network now chooses as the search did.
+
+The rows the search valued (``target`` finite) are regressed (mean squared error, in the
+network's ``tanh(margin / value_scale)`` units) on one of two targets (``target_kind``):
+
+- ``search``: the search's expectation itself. The network alone then learns what the
+  search computed on the network-heuristic blend: the heuristic's part and the lookahead.
+- ``blend``: the value whose blend with the heuristic (the network's weight ``weight``, as
+  ``pretrained`` plays it) is the search's expectation, i.e. the network's own margin plus
+  the search's correction of the blend divided by ``weight``. The file is then meant to be
+  played blended (its meta says so: ``heuristic_blend``).
+
+The heuristic's margin of a row is recovered exactly from the values stored with it (the
+blend before the search, ``prior``, and the network's own, ``network``). The options the
+search did not value may anchor the fit with weight ``anchor_weight``, held at what they
+were worth before (``search``: the blend; ``blend``: the network's own value), so that the
+network does not drift on the options the search never corrects. The games are split, not
+the rows: a held-out game is unseen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.afterstate_agent import load_value_net, net_feature_set
+from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT, blend, net_margins
+from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.training.afterstate.config import AfterstateConfig
+from carcassonne_rl.training.afterstate.learner import export, load_weights, torch_net
+
+TARGET_KINDS = ("search", "blend")
+
+
+def heuristic_margins_of(data: dict[str, Any], weight: float, scale: float) -> np.ndarray:
+    """The heuristic's margin of every row, from ``prior = blend(network, heuristic)``."""
+    mixed = net_margins(data["prior"].astype(np.float64), scale)
+    return (mixed - weight * net_margins(data["network"].astype(np.float64), scale)) / (
+        1.0 - weight
+    )
+
+
+def fit_targets(data: dict[str, Any], target_kind: str, weight: float, scale: float
+                ) -> np.ndarray:  # fmt: skip
+    """Per row, what the network is fitted to (see the module's docstring); the rows the
+    search did not value get their anchor."""
+    searched = np.isfinite(data["target"])
+    if target_kind == "search":
+        return np.where(searched, data["target"], data["prior"]).astype(np.float32)
+    if target_kind != "blend":
+        raise ValueError(f"target kind must be one of {TARGET_KINDS}, got {target_kind!r}")
+    if not 0.0 < weight < 1.0:
+        raise ValueError(f"the network's weight in the blend must be in (0, 1), got {weight}")
+    own = net_margins(data["network"].astype(np.float64), scale)
+    heuristic = heuristic_margins_of(data, weight, scale)
+    wanted = net_margins(np.where(searched, data["target"], data["prior"]), scale)
+    margin = np.where(searched, (wanted - (1.0 - weight) * heuristic) / weight, own)
+    return np.tanh(margin / scale).astype(np.float32)
+
+
+def split_games(data: dict[str, Any], validation: float, seed: int) -> np.ndarray:
+    """Per row, whether its game is held out (a ``validation`` share of the games, drawn
+    with ``seed``; at least one game is trained on)."""
+    games = int(data["game"].max()) + 1 if len(data["game"]) else 0
+    held = int(round(validation * games))
+    held = min(held, games - 1) if games > 1 else 0
+    out = np.random.default_rng(seed).permutation(games)[:held]
+    return np.isin(data["game"], out)
+
+
+def agreement(values: np.ndarray, data: dict[str, Any], rows: np.ndarray) -> dict[str, float]:
+    """On the decisions of ``rows``: how often ``values`` rank first the option the search
+    played (among the stored options, and among those it searched), and the search value
+    given up by the choice among the searched options (mean, in value units)."""
+    decision = data["decision"][rows]
+    target, chosen, vals = data["target"][rows], data["chosen"][rows], values[rows]
+    searched = np.isfinite(target)
+    agree_all, agree_searched, regret, n = 0, 0, 0.0, 0
+    bounds = np.flatnonzero(np.diff(decision)) + 1
+    for idx in np.split(np.arange(len(rows)), bounds):
+        if not chosen[idx].any():
+            continue
+        n += 1
+        agree_all += bool(chosen[idx][np.argmax(vals[idx])])
+        s = idx[searched[idx]]
+        if len(s):
+            pick = s[np.argmax(vals[s])]
+            agree_searched += bool(chosen[pick])
+            regret += float(target[s].max() - target[pick])
+    if n == 0:
+        return {"decisions": 0}
+    return {"decisions": n, "agree": agree_all / n, "agree_searched": agree_searched / n,
+            "regret": regret / n}  # fmt: skip
+
+
+def fit(
+    data: dict[str, Any],
+    init_model: str | Path,
+    epochs: int = 10,
+    learning_rate: float = 1e-4,
+    batch_size: int = 512,
+    validation: float = 0.1,
+    anchor_weight: float = 0.0,
+    target_kind: str = "search",
+    weight: float = PRETRAINED_2P_WEIGHT,
+    seed: int = 0,
+    on_epoch: Callable[[int, dict], None] | None = None,
+) -> tuple[MLP, dict]:
+    """The network of ``init_model`` fine-tuned toward the search's expectations of
+    ``data`` (``positions.load_positions``); the report of the last epoch (epoch 0: the
+    network before fine-tuning)."""
+    import torch
+
+    net = load_value_net(init_model)
+    if net_feature_set(net) != "v1":
+        raise ValueError(f"{init_model}: expert iteration fine-tunes a v1 (2-player) network")
+    config = AfterstateConfig(
+        hidden=tuple(w.shape[1] for w, _ in net.layers[:-1]),
+        value_scale=float(net.meta["value_scale"]), init_model=str(init_model), seed=seed,
+        learning_rate=learning_rate, batch_size=batch_size, workers=1,
+    )  # fmt: skip
+    model = torch_net(config)
+    load_weights(model, config)
+    scale = config.value_scale
+    target = fit_targets(data, target_kind, weight, scale)
+    heuristic = heuristic_margins_of(data, weight, scale) if target_kind == "blend" else None
+    held = split_games(data, validation, seed)
+    searched = np.isfinite(data["target"])
+    row_weight = np.where(searched, 1.0, anchor_weight).astype(np.float32)
+    train = np.flatnonzero(~held & (row_weight > 0))
+    valid = np.flatnonzero(held)
+    x = torch.from_numpy(data["x"])
+    y, w = torch.from_numpy(target), torch.from_numpy(row_weight)
+    opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    report: dict = {}
+    for epoch in range(epochs + 1):
+        loss = float("nan")
+        if epoch:
+            model.train()
+            losses = []
+            for batch in np.array_split(rng.permutation(train), max(1, len(train) // batch_size)):
+                b = torch.from_numpy(batch)
+                err = (model(x[b])[:, 0] - y[b]) ** 2
+                step_loss = (err * w[b]).sum() / w[b].sum()
+                opt.zero_grad()
+                step_loss.backward()
+                opt.step()
+                losses.append(step_loss.item())
+            loss = float(np.mean(losses)) if losses else float("nan")
+        with torch.no_grad():
+            values = model(x)[:, 0].numpy().astype(np.float64)
+        if heuristic is not None:  # what the blended agent ranks by
+            values = blend(values, heuristic, weight, scale)
+        report = {"epoch": epoch, "train_loss": loss, "train_rows": len(train),
+                  "validation_games": int(len(np.unique(data["game"][valid])))}  # fmt: skip
+        s = valid[searched[valid]]
+        if len(s):
+            report["validation_mse"] = float(np.mean((values[s] - data["target"][s]) ** 2))
+            report["validation_mse_prior"] = float(
+                np.mean((data["prior"][s] - data["target"][s]) ** 2)
+            )
+        report["network"] = agreement(values, data, valid)
+        if epoch == 0:
+            report["prior"] = agreement(data["prior"], data, valid)
+        if on_epoch is not None:
+            on_epoch(epoch, report)
+    out = export(model, config)
+    out.meta["expert_iteration"] = {"init_model": Path(init_model).name, "epochs": epochs,
+                                    "rows": len(train), "anchor_weight": anchor_weight,
+                                    "target": target_kind}  # fmt: skip
+    if target_kind == "blend":
+        out.meta["heuristic_blend"] = weight
+    return out, report

@@ -1,0 +1,190 @@
+"""Teacher games of expert iteration: the search plays every seat of 2-player base games and
+each tile placement is recorded with what the search made of it.
+
+A game is one file ``game_DEAL.npz`` in the positions folder, written atomically once the
+game is over, so a collection cut short goes on where it stopped (the files present are not
+played again; ``positions.json`` records the teacher and seed the folder holds). Per
+placement with two or more options, the ``keep`` options the network values most (the
+searched ones among them) are stored as rows:
+
+- ``x``: the option's afterstate features (the value network's ``v1`` set, seen from the
+  seat that moves);
+- ``target``: the search's expectation of the option, ``tanh(margin / value_scale)`` (NaN
+  for an option it did not search);
+- ``prior``: the option's value before the search (the network-heuristic blend the search
+  starts from); ``network``: the value network's own;
+- ``decision``: the placement's number in the game; ``chosen``: the option the search
+  played.
+
+An option that ends the game is not stored (its value is exact, nothing to learn).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.afterstate_agent import value_inputs
+from carcassonne_rl.agents.tile_search import ExpectimaxAgent
+from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.training.run_files import atomic_write_bytes, atomic_write_json
+
+SETTINGS_FILE = "positions.json"
+ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
+
+
+def teacher_deal(seed: int, game: int) -> int:
+    """The deal of teacher game ``game`` (apart from the arena's and training's deals)."""
+    return 50_000_000 + seed * 100_003 + game
+
+
+def make_teacher(spec: str, seed: int) -> ExpectimaxAgent:
+    """The 2-player search agent of ``spec`` (``pretrained:search[=K[:S]]``); ``ValueError``
+    for any other agent."""
+    from carcassonne_rl.agents import make_agent
+
+    agent = make_agent(spec, "carcassonne", seed=seed)
+    two = agent.two if hasattr(agent, "two") else agent
+    if not isinstance(two, ExpectimaxAgent):
+        raise ValueError(f"teacher {spec!r} is not a search (expected pretrained:search=K:S)")
+    return two
+
+
+def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8) -> dict[str, np.ndarray]:
+    """Play deal ``deal`` (2 players, base game) with the teacher in both seats; the rows
+    of its placements (see the module's docstring)."""
+    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+    teacher = make_teacher(spec, seed)
+    net = teacher.net
+    state = new_game(GameConfig(players=2, seed=deal))
+    rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
+    decision = 0
+    while not state.is_over:
+        player = state.current_player
+        if state.phase != "place_tile":
+            state.apply_code(teacher.act(state, player))
+            continue
+        opts, prior, refined = teacher.search(state, player)
+        picked = _pick(teacher, refined)
+        if len(opts) > 1:
+            _record(rows, net, opts, prior, refined, picked, player, decision, keep)
+            decision += 1
+        state.apply_code(opts[picked].code)
+    out = {k: np.asarray(v) for k, v in rows.items() if k != "x"}
+    width = net.inputs
+    out["x"] = np.stack(rows["x"]).astype(np.float32) if rows["x"] else np.zeros((0, width))
+    out["scores"] = np.asarray(state.scores)
+    return out
+
+
+def _pick(teacher: ExpectimaxAgent, refined: np.ndarray) -> int:
+    from carcassonne_rl.agents.afterstate_agent import pick
+
+    return pick(refined, teacher.rng)
+
+
+def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.ndarray,
+            picked: int, player: int, decision: int, keep: int) -> None:  # fmt: skip
+    top = [int(i) for i in np.argsort(-prior, kind="stable")[:keep]]
+    if picked not in top:
+        top.append(picked)
+    top = [i for i in top if not opts[i].state.is_over]
+    if not top:
+        return
+    x, _ = value_inputs([opts[i].state for i in top], player, "v1")
+    own = net.forward(x)[:, 0]
+    for row, i in enumerate(top):
+        rows["x"].append(x[row])
+        rows["target"].append(refined[i] if np.isfinite(refined[i]) else np.nan)
+        rows["prior"].append(prior[i])
+        rows["network"].append(own[row])
+        rows["decision"].append(decision)
+        rows["chosen"].append(i == picked)
+
+
+def _play_one(args: tuple[str, int, int, int, str]) -> str:
+    spec, deal, seed, keep, path = args
+    data = play_teacher_game(spec, deal, seed, keep)
+    import io
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **data)
+    atomic_write_bytes(Path(path), buffer.getvalue())
+    return path
+
+
+def check_folder(folder: Path, settings: dict) -> None:
+    """Record ``settings`` in the folder, or check they are those it holds (``ValueError``:
+    one folder holds the games of one teacher and seed)."""
+    record = folder / SETTINGS_FILE
+    if record.exists():
+        held = json.loads(record.read_text())
+        if held != settings:
+            raise ValueError(f"{folder} holds teacher games of {held}, not {settings}: "
+                             "use another folder")  # fmt: skip
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(record, settings)
+
+
+def collect(
+    folder: Path,
+    games: int,
+    teacher: str = "pretrained:search=3:2",
+    seed: int = 0,
+    workers: int = 1,
+    keep: int = 8,
+    on_game: Callable[[int, int], None] | None = None,
+) -> int:
+    """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
+    (``workers`` processes); ``on_game(done, games)`` after each. Returns how many were
+    played."""
+    make_teacher(teacher, seed)  # a bad spec fails here, before any process starts
+    check_folder(folder, {"teacher": teacher, "seed": seed, "keep": keep})
+    todo = [(teacher, teacher_deal(seed, g), seed * 7919 + g, keep,
+             str(folder / f"game_{teacher_deal(seed, g)}.npz")) for g in range(games)]  # fmt: skip
+    todo = [t for t in todo if not Path(t[4]).exists()]
+    done = games - len(todo)
+    if workers <= 1:
+        for task in todo:
+            _play_one(task)
+            done += 1
+            if on_game:
+                on_game(done, games)
+        return len(todo)
+    with ProcessPoolExecutor(workers) as pool:
+        for _ in pool.map(_play_one, todo):
+            done += 1
+            if on_game:
+                on_game(done, games)
+    return len(todo)
+
+
+def load_positions(folder: Path) -> dict[str, Any]:
+    """Every game's rows of ``folder`` concatenated, with ``game`` (the file's number) and
+    ``decision`` made unique across games."""
+    files = sorted(Path(folder).glob("game_*.npz"))
+    if not files:
+        raise ValueError(f"no teacher games (game_*.npz) in {folder}")
+    parts: dict[str, list] = {k: [] for k in (*ROW_FIELDS, "game")}
+    offset = 0
+    for number, path in enumerate(files):
+        with np.load(path, allow_pickle=False) as z:
+            if not set(ROW_FIELDS) <= set(z.files):
+                raise ValueError(f"{path}: not a teacher game of expert iteration")
+            n = len(z["target"])
+            for k in ROW_FIELDS:
+                parts[k].append(z[k])
+            parts["decision"][-1] = parts["decision"][-1] + offset
+            offset += int(z["decision"].max()) + 1 if n else 0
+            parts["game"].append(np.full(n, number, np.int64))
+    out = {k: np.concatenate(v) for k, v in parts.items()}
+    out["x"] = out["x"].astype(np.float32)
+    out["files"] = len(files)
+    return out

@@ -1,0 +1,210 @@
+"""Expert iteration: teacher games recorded from the search, resumably; the fine-tune toward
+the search's expectations; the command's user errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents.afterstate_agent import (
+    AfterstateAgent,
+    load_value_net,
+    options,
+    value_inputs,
+)
+from carcassonne_rl.agents.pretrained import pretrained_path
+from carcassonne_rl.agents.registry import load_trained
+from carcassonne_rl.agents.tile_blend import (
+    PRETRAINED_2P_WEIGHT,
+    BlendedAgent,
+    blend,
+    blended_values,
+    heuristic_margins,
+)
+from carcassonne_rl.agents.tile_search import ExpectimaxAgent
+from carcassonne_rl.cli.main import main
+from carcassonne_rl.encoders.afterstate_features import player_features
+from carcassonne_rl.games.carcassonne import GameConfig, new_game
+from carcassonne_rl.training.expert_iteration.fit import (
+    agreement,
+    fit,
+    fit_targets,
+    heuristic_margins_of,
+    split_games,
+)
+from carcassonne_rl.training.expert_iteration.positions import (
+    collect,
+    load_positions,
+    play_teacher_game,
+    teacher_deal,
+)
+
+TEACHER = "pretrained:search=2"  # one turn ahead, no sampling: cheap and deterministic
+
+
+@pytest.fixture(scope="module")
+def game_rows() -> dict:
+    return play_teacher_game(TEACHER, teacher_deal(5, 0), seed=3, keep=5)
+
+
+def _first_placement() -> tuple:
+    """(network, seat, options, blended values, the 5 stored options best first) of the
+    fixture's first placement, recomputed."""
+    net = load_value_net(pretrained_path("carcassonne"))
+    state = new_game(GameConfig(players=2, seed=teacher_deal(5, 0)))
+    player = state.current_player
+    opts = options(state)
+    prior = blended_values(net, [o.state for o in opts], player, PRETRAINED_2P_WEIGHT)
+    return net, player, opts, prior, np.argsort(-prior, kind="stable")[:5]
+
+
+def test_the_first_placement_is_recorded_as_the_search_values_it(game_rows) -> None:
+    net, player, opts, prior, top = _first_placement()
+    search = ExpectimaxAgent(net, candidates=2, weight=PRETRAINED_2P_WEIGHT, seed=0)
+    expected = [search.expectation(opts[i].state, player) for i in top[:2]]
+    first = game_rows["decision"] == 0
+    assert first.sum() == len(top)
+    np.testing.assert_allclose(game_rows["prior"][first], prior[top], rtol=1e-6)
+    np.testing.assert_allclose(game_rows["target"][first][:2], expected, rtol=1e-6)
+    assert np.isnan(game_rows["target"][first][2:]).all()  # not searched
+    x, _ = value_inputs([opts[i].state for i in top], player, "v1")
+    np.testing.assert_allclose(game_rows["x"][first], x)
+    chosen = int(np.flatnonzero(game_rows["chosen"][first])[0])
+    assert chosen == int(np.argmax(expected))  # the search played its best expectation
+
+
+def test_every_placement_searches_its_candidates_and_plays_one(game_rows) -> None:
+    decisions = np.unique(game_rows["decision"])
+    assert len(decisions) >= 60  # a 2-player game has 71 placements, a few with one option
+    for d in decisions:
+        rows = game_rows["decision"] == d
+        searched = np.isfinite(game_rows["target"][rows])
+        assert 1 <= searched.sum() <= 2 and game_rows["chosen"][rows].sum() == 1
+        assert game_rows["chosen"][rows][searched].any()
+    assert game_rows["scores"].shape == (2,) and game_rows["scores"].max() > 50
+
+
+def test_blend_targets_make_the_blend_equal_the_search(game_rows) -> None:
+    _, player, opts, _, top = _first_placement()
+    children = [opts[i].state for i in top]
+    heuristic = heuristic_margins(children, [player_features(c) for c in children], player)
+    first = game_rows["decision"] == 0
+    rows = {k: v[first] for k, v in game_rows.items() if k != "scores"}
+    recovered = heuristic_margins_of(rows, PRETRAINED_2P_WEIGHT, 30.0)
+    np.testing.assert_allclose(recovered, heuristic, atol=1e-3)  # points, from float32 values
+    target = fit_targets(rows, "blend", PRETRAINED_2P_WEIGHT, 30.0)
+    searched = np.isfinite(rows["target"])
+    mixed = blend(target.astype(np.float64), heuristic, PRETRAINED_2P_WEIGHT, 30.0)
+    np.testing.assert_allclose(mixed[searched], rows["target"][searched], atol=1e-5)
+    np.testing.assert_allclose(target[~searched], rows["network"][~searched], atol=1e-6)
+    plain = fit_targets(rows, "search", PRETRAINED_2P_WEIGHT, 30.0)
+    np.testing.assert_allclose(plain[searched], rows["target"][searched], rtol=1e-6)
+    np.testing.assert_allclose(plain[~searched], rows["prior"][~searched], rtol=1e-6)
+    with pytest.raises(ValueError, match="target kind"):
+        fit_targets(rows, "outcome", PRETRAINED_2P_WEIGHT, 30.0)
+
+
+def test_collect_goes_on_where_it_stopped(tmp_path, monkeypatch) -> None:
+    played: list[int] = []
+    import carcassonne_rl.training.expert_iteration.positions as positions
+
+    def fake_game(spec, deal, seed, keep=8):  # the file handling, without a game's cost
+        played.append(deal)
+        return {"x": np.full((2, 103), deal % 7, np.float32), "target": np.array([0.1, np.nan]),
+                "prior": np.array([0.2, 0.1]), "network": np.array([0.2, 0.1]),
+                "decision": np.array([0, 0]), "chosen": np.array([True, False]),
+                "scores": np.array([10, 5])}  # fmt: skip
+
+    monkeypatch.setattr(positions, "play_teacher_game", fake_game)
+    folder = tmp_path / "positions"
+    assert collect(folder, 3, TEACHER, seed=1) == 3
+    (folder / f"game_{teacher_deal(1, 1)}.npz").unlink()
+    assert collect(folder, 4, TEACHER, seed=1) == 2  # game 1 again and the new game 3
+    assert played[3:] == [teacher_deal(1, 1), teacher_deal(1, 3)]
+    data = load_positions(folder)
+    assert data["files"] == 4 and len(data["target"]) == 8
+    assert sorted(set(data["decision"].tolist())) == [0, 1, 2, 3]  # one per game, distinct
+    with pytest.raises(ValueError, match="holds teacher games"):
+        collect(folder, 4, TEACHER, seed=2)
+
+
+def test_agreement_counts_the_search_choice() -> None:
+    data = {
+        "decision": np.array([0, 0, 0, 1, 1, 1]),
+        "target": np.array([0.3, 0.5, np.nan, 0.2, 0.1, np.nan]),
+        "chosen": np.array([False, True, False, True, False, False]),
+    }
+    values = np.array([0.9, 0.4, 0.1, 0.1, 0.3, 0.8])
+    out = agreement(values, data, np.arange(6))
+    # decision 0: first overall is row 0 (not chosen); among the searched row 0 (regret 0.2)
+    # decision 1: first overall row 5 (not searched); among the searched row 4 (regret 0.1)
+    assert out["decisions"] == 2 and out["agree"] == 0 and out["agree_searched"] == 0
+    assert out["regret"] == pytest.approx(0.15)
+
+
+def test_fit_moves_the_network_toward_the_targets(tmp_path) -> None:
+    net = load_value_net(pretrained_path("carcassonne"))
+    rng = np.random.default_rng(0)
+    source = load_positions_like(rng, net)
+    split = split_games(source, 0.25, seed=0)
+    assert 0 < split.mean() < 1
+    reports = []
+    tuned, last = fit(
+        source, pretrained_path("carcassonne"), epochs=15, learning_rate=1e-3, batch_size=64,
+        validation=0.25, on_epoch=lambda e, r: reports.append(r),
+    )  # fmt: skip
+    assert reports[0]["epoch"] == 0 and last["epoch"] == 15
+    assert last["validation_mse"] < 0.5 * reports[0]["validation_mse"]
+    path = tmp_path / "tuned.npz"
+    tuned.save(path)
+    loaded = load_value_net(path)
+    assert loaded.meta["expert_iteration"]["epochs"] == 15
+    assert loaded.meta["feature_set"] == "v1" and loaded.meta["value_scale"] == 30.0
+    assert "heuristic_blend" not in loaded.meta
+    assert type(load_trained(str(path), "carcassonne")) is AfterstateAgent  # played alone
+    blended, _ = fit(source, pretrained_path("carcassonne"), epochs=1, target_kind="blend")
+    assert blended.meta["heuristic_blend"] == PRETRAINED_2P_WEIGHT
+    blended.save(path)
+    agent = load_trained(str(path), "carcassonne")
+    assert isinstance(agent, BlendedAgent) and agent.weight == PRETRAINED_2P_WEIGHT
+
+
+def load_positions_like(rng: np.random.Generator, net) -> dict:
+    """Rows of real afterstate features whose targets are the network's values shifted by a
+    function of the features the network must learn (searched rows only)."""
+    state = new_game(GameConfig(players=2, seed=11))
+    xs = []
+    while len(xs) < 40 and not state.is_over:
+        opts = options(state)
+        x, _ = value_inputs([o.state for o in opts if not o.state.is_over],
+                            state.current_player, "v1")  # fmt: skip
+        xs.append(x[:6])
+        state.apply_code(opts[int(rng.integers(len(opts)))].code)
+        while not state.is_over and state.phase != "place_tile":
+            state.apply_code(int(state.legal_action_codes()[0]))
+    x = np.concatenate(xs).astype(np.float32)
+    n = len(x)
+    own = net.forward(x)[:, 0]
+    target = np.clip(own + 0.3 * np.tanh(x[:, 0] / 10.0) - 0.1, -0.95, 0.95)
+    return {"x": x, "target": target, "prior": own.copy(), "network": own,
+            "decision": np.arange(n) // 3, "chosen": (np.arange(n) % 3) == 0,
+            "game": np.arange(n) // 12, "files": n // 12 + 1}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--out", "model.txt"], "--out must name a .npz file"),
+        (["--anchor-weight", "2", "--games", "0"], "--anchor-weight must be in [0, 1]"),
+        (["--teacher", "greedy"], "is not a search"),
+        (["--teacher", "pretrained:search=0"], "K >= 1 candidates"),
+        (["--games", "0", "--out", "m.npz"], "no teacher games"),
+        (["--init-model", "nothere.npz", "--out", "m.npz"], "no such file"),
+    ],
+)
+def test_user_errors_are_one_line(tmp_path, capsys, argv, message) -> None:
+    folder = tmp_path / "pos"
+    code = main(["expert-iteration", str(folder), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
