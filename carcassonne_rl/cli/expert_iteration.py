@@ -98,11 +98,11 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
     if args.out is None:
         return 0
     from carcassonne_rl.agents.pretrained import pretrained_path
-    from carcassonne_rl.training.expert_iteration.fit import fit
+    from carcassonne_rl.training.expert_iteration.finetune import finetune
 
     try:
         data = load_positions(args.positions)
-        net, _ = fit(
+        net, _ = finetune(
             data, args.init_model or pretrained_path("carcassonne"), args.epochs,
             learning_rate=args.learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,

@@ -25,9 +25,9 @@ from carcassonne_rl.agents.tile_search import ExpectimaxAgent
 from carcassonne_rl.cli.main import main
 from carcassonne_rl.encoders.afterstate_features import player_features
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
-from carcassonne_rl.training.expert_iteration.fit import (
+from carcassonne_rl.training.expert_iteration.finetune import (
     agreement,
-    fit,
+    finetune,
     fit_targets,
     heuristic_margins_of,
     split_games,
@@ -149,7 +149,7 @@ def test_fit_moves_the_network_toward_the_targets(tmp_path) -> None:
     split = split_games(source, 0.25, seed=0)
     assert 0 < split.mean() < 1
     reports = []
-    tuned, last = fit(
+    tuned, last = finetune(
         source, pretrained_path("carcassonne"), epochs=15, learning_rate=1e-3, batch_size=64,
         validation=0.25, on_epoch=lambda e, r: reports.append(r),
     )  # fmt: skip
@@ -162,7 +162,7 @@ def test_fit_moves_the_network_toward_the_targets(tmp_path) -> None:
     assert loaded.meta["feature_set"] == "v1" and loaded.meta["value_scale"] == 30.0
     assert "heuristic_blend" not in loaded.meta
     assert type(load_trained(str(path), "carcassonne")) is AfterstateAgent  # played alone
-    blended, _ = fit(source, pretrained_path("carcassonne"), epochs=1, target_kind="blend")
+    blended, _ = finetune(source, pretrained_path("carcassonne"), epochs=1, target_kind="blend")
     assert blended.meta["heuristic_blend"] == PRETRAINED_2P_WEIGHT
     blended.save(path)
     agent = load_trained(str(path), "carcassonne")
@@ -208,3 +208,21 @@ def test_user_errors_are_one_line(tmp_path, capsys, argv, message) -> None:
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_shipped_distilled_network_plays_alone_from_its_file() -> None:
+    from carcassonne_rl.agents.pretrained import model_dir, model_info
+
+    entry = model_info()["carcassonne_2p_expert"]
+    path = model_dir() / entry["file"]
+    net = load_value_net(path)
+    assert net.meta["expert_iteration"]["init_model"] == "carcassonne_2p.npz"
+    assert net.meta["expert_iteration"]["target"] == "search" and "heuristic_blend" not in net.meta
+    assert entry["trained_by"].startswith("carcassonne-rl expert-iteration ")
+    agent = load_trained(str(path), "carcassonne", seed=0)
+    assert type(agent) is AfterstateAgent
+    state = new_game(GameConfig(players=2, seed=7))
+    before = load_value_net(pretrained_path("carcassonne"))
+    x, _ = value_inputs([o.state for o in options(state)], 0, "v1")
+    assert not np.allclose(net.forward(x), before.forward(x))  # fine-tuned, not a copy
+    assert agent.act(state, 0) in set(state.legal_action_codes().tolist())

@@ -1,6 +1,6 @@
 """Expert iteration for the tile game: the search (``pretrained:search``) as the teacher of
 the 2-player afterstate value network. :mod:`.positions` plays the teacher against itself
 and records, at every tile placement, the search's expectation of the options it searched
-(resumable, one file per game); :mod:`.fit` fine-tunes the value network toward those
+(resumable, one file per game); :mod:`.finetune` fine-tunes the value network toward those
 expectations and reports, on held-out games, how often the network's choice matches the
 search's."""

@@ -97,7 +97,7 @@ def agreement(values: np.ndarray, data: dict[str, Any], rows: np.ndarray) -> dic
             "regret": regret / n}  # fmt: skip
 
 
-def fit(
+def finetune(
     data: dict[str, Any],
     init_model: str | Path,
     epochs: int = 10,
