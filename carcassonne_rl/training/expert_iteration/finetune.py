@@ -133,6 +133,8 @@ def finetune(
     row_weight = np.where(searched, 1.0, anchor_weight).astype(np.float32)
     train = np.flatnonzero(~held & (row_weight > 0))
     valid = np.flatnonzero(held)
+    if len(train) == 0:
+        raise ValueError("no option the search valued in the games trained on")
     x = torch.from_numpy(data["x"])
     y, w = torch.from_numpy(target), torch.from_numpy(row_weight)
     opt = torch.optim.Adam(model.parameters(), lr=learning_rate)

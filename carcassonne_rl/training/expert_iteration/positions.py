@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.afterstate_agent import value_inputs
+from carcassonne_rl.agents.afterstate_agent import pick, value_inputs
 from carcassonne_rl.agents.tile_search import ExpectimaxAgent
 from carcassonne_rl.agents.value_net import MLP
 from carcassonne_rl.training.run_files import atomic_write_bytes, atomic_write_json
@@ -71,22 +71,16 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8) -> dict[st
             state.apply_code(teacher.act(state, player))
             continue
         opts, prior, refined = teacher.search(state, player)
-        picked = _pick(teacher, refined)
+        picked = pick(refined, teacher.rng)  # the search's choice, as its act() makes it
         if len(opts) > 1:
             _record(rows, net, opts, prior, refined, picked, player, decision, keep)
             decision += 1
         state.apply_code(opts[picked].code)
     out = {k: np.asarray(v) for k, v in rows.items() if k != "x"}
-    width = net.inputs
-    out["x"] = np.stack(rows["x"]).astype(np.float32) if rows["x"] else np.zeros((0, width))
+    empty = np.zeros((0, net.inputs), np.float32)
+    out["x"] = np.stack(rows["x"]).astype(np.float32) if rows["x"] else empty
     out["scores"] = np.asarray(state.scores)
     return out
-
-
-def _pick(teacher: ExpectimaxAgent, refined: np.ndarray) -> int:
-    from carcassonne_rl.agents.afterstate_agent import pick
-
-    return pick(refined, teacher.rng)
 
 
 def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.ndarray,
