@@ -71,6 +71,31 @@ def atomic_write_json(path: str | Path, data: Any, indent: int | None = 2) -> Pa
     return atomic_write_text(path, json.dumps(data, indent=indent))
 
 
+def atomic_save_npz(path: str | Path, arrays: dict[str, Any]) -> Path:
+    """Write ``arrays`` as a compressed ``.npz`` to ``path`` atomically."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return atomic_write_bytes(path, buffer.getvalue())
+
+
+def check_folder_settings(folder: Path, record: str, settings: dict, holds: str) -> None:
+    """Record ``settings`` in ``folder / record``, or check that they are those already
+    recorded there (``ValueError``, naming what the folder ``holds``: one folder, one kind
+    of game)."""
+    path = folder / record
+    if path.exists():
+        held = json.loads(path.read_text())
+        if held != settings:
+            raise ValueError(
+                f"{folder} holds {holds} of {held}, not {settings}: use another folder"
+            )
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, settings)
+
+
 def atomic_save_model(model: Any, path: str | Path) -> Path:
     """Save an SB3 model (anything whose ``save`` accepts a binary file object) atomically:
     it is serialised in memory, then written with :func:`atomic_write_bytes`."""

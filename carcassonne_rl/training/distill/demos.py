@@ -10,7 +10,6 @@ legal options.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,16 +60,9 @@ def play_demos(
 def check_demo_folder(folder: Path, settings: dict) -> None:
     """Record the settings of the games in ``folder`` (``demos.json``), or check that they
     are those already recorded (``ValueError``: one folder holds one kind of game)."""
-    from carcassonne_rl.training.run_files import atomic_write_json
+    from carcassonne_rl.training.run_files import check_folder_settings
 
-    record = folder / "demos.json"
-    if record.exists():
-        held = json.loads(record.read_text())
-        if held != settings:
-            raise ValueError(f"{folder} holds games of {held}, not {settings}: use another folder")
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(record, settings)
+    check_folder_settings(folder, "demos.json", settings, holds="games")
 
 
 @dataclass

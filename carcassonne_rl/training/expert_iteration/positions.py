@@ -21,9 +21,9 @@ An option that ends the game is not stored (its value is exact, nothing to learn
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ import numpy as np
 from carcassonne_rl.agents.afterstate_agent import pick, value_inputs
 from carcassonne_rl.agents.tile_search import ExpectimaxAgent
 from carcassonne_rl.agents.value_net import MLP
-from carcassonne_rl.training.run_files import atomic_write_bytes, atomic_write_json
+from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
 
 SETTINGS_FILE = "positions.json"
 ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
@@ -104,27 +104,8 @@ def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.nda
 
 def _play_one(args: tuple[str, int, int, int, str]) -> str:
     spec, deal, seed, keep, path = args
-    data = play_teacher_game(spec, deal, seed, keep)
-    import io
-
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **data)
-    atomic_write_bytes(Path(path), buffer.getvalue())
+    atomic_save_npz(path, play_teacher_game(spec, deal, seed, keep))
     return path
-
-
-def check_folder(folder: Path, settings: dict) -> None:
-    """Record ``settings`` in the folder, or check they are those it holds (``ValueError``:
-    one folder holds the games of one teacher and seed)."""
-    record = folder / SETTINGS_FILE
-    if record.exists():
-        held = json.loads(record.read_text())
-        if held != settings:
-            raise ValueError(f"{folder} holds teacher games of {held}, not {settings}: "
-                             "use another folder")  # fmt: skip
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(record, settings)
 
 
 def collect(
@@ -140,20 +121,14 @@ def collect(
     (``workers`` processes); ``on_game(done, games)`` after each. Returns how many were
     played."""
     make_teacher(teacher, seed)  # a bad spec fails here, before any process starts
-    check_folder(folder, {"teacher": teacher, "seed": seed, "keep": keep})
+    settings = {"teacher": teacher, "seed": seed, "keep": keep}
+    check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
     todo = [(teacher, teacher_deal(seed, g), seed * 7919 + g, keep,
              str(folder / f"game_{teacher_deal(seed, g)}.npz")) for g in range(games)]  # fmt: skip
     todo = [t for t in todo if not Path(t[4]).exists()]
     done = games - len(todo)
-    if workers <= 1:
-        for task in todo:
-            _play_one(task)
-            done += 1
-            if on_game:
-                on_game(done, games)
-        return len(todo)
-    with ProcessPoolExecutor(workers) as pool:
-        for _ in pool.map(_play_one, todo):
+    with ProcessPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+        for _ in (pool.map if pool else map)(_play_one, todo):
             done += 1
             if on_game:
                 on_game(done, games)
@@ -174,8 +149,7 @@ def load_positions(folder: Path) -> dict[str, Any]:
                 raise ValueError(f"{path}: not a teacher game of expert iteration")
             n = len(z["target"])
             for k in ROW_FIELDS:
-                parts[k].append(z[k])
-            parts["decision"][-1] = parts["decision"][-1] + offset
+                parts[k].append(z[k] + offset if k == "decision" else z[k])
             offset += int(z["decision"].max()) + 1 if n else 0
             parts["game"].append(np.full(n, number, np.int64))
     out = {k: np.concatenate(v) for k, v in parts.items()}

@@ -31,7 +31,6 @@ lead to; ``warm_start_init`` starts the fit from a saved policy (a run's ``step_
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,18 +107,16 @@ def _concat(chunks: list) -> Any:
 
 def _save_game(path: Path, game: dict[str, Any]) -> None:
     """One game's demonstrations, written atomically (compressed: the planes are sparse)."""
-    from carcassonne_rl.training.run_files import atomic_write_bytes
+    from carcassonne_rl.training.run_files import atomic_save_npz
 
     obs = game["obs"]
     arrays = {f"obs_{k}": v for k, v in obs.items()} if isinstance(obs, dict) else {"obs": obs}
-    buffer = io.BytesIO()
     if "values" in game:
         arrays["values"] = game["values"]
-    np.savez_compressed(buffer, **arrays, masks=np.packbits(game["masks"], axis=1),
-                        mask_size=game["masks"].shape[1], actions=game["actions"],
-                        returns=game["returns"])  # fmt: skip
+    arrays.update(masks=np.packbits(game["masks"], axis=1), mask_size=game["masks"].shape[1],
+                  actions=game["actions"], returns=game["returns"])  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, buffer.getvalue())
+    atomic_save_npz(path, arrays)
 
 
 def _load_game(path: Path) -> dict[str, Any]:
