@@ -2,7 +2,7 @@
 
 Plays ``--random-games`` games with uniformly random legal actions (player counts 2-5 and
 expansions off/on in turn) and ``--greedy-games`` games of the one-ply greedy agent
-(``carcassonne_rl.agents.tile_greedy``, if present), and at every decision counts the legal
+(``carcassonne_rl.agents.tile.greedy``, if present), and at every decision counts the legal
 moves that :class:`~carcassonne_rl.encoders.TileEncoder` cannot express. Also reports the
 largest board bounding box seen (cells), which sizes the window: a window of ``W`` cells
 expresses every placement while the board spans at most ``W - 2`` cells.
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, TileEncoder
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
 CONFIGS = [(n, e) for e in ((), ("messages", "labyrinth")) for n in (2, 3, 4, 5)]
@@ -54,7 +54,7 @@ def main() -> None:
         chooser = random_move
         if label == "greedy":
             try:
-                from carcassonne_rl.agents.tile_greedy import TileGreedyAgent as Greedy
+                from carcassonne_rl.agents.tile.greedy import TileGreedyAgent as Greedy
             except ImportError:
                 continue
             greedy = Greedy(seed=0)

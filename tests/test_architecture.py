@@ -36,7 +36,7 @@ def test_the_graph_sees_the_imports_it_must(graph) -> None:
         "carcassonne_rl.games.carcassonne.kernels"
         in graph["carcassonne_rl.games.carcassonne.position"]
     )
-    assert "carcassonne_rl.agents.base" in graph["carcassonne_rl.agents.tile_greedy"]
+    assert "carcassonne_rl.agents.base" in graph["carcassonne_rl.agents.tile.greedy"]
     # a lazy import inside a function of the registry
     assert "carcassonne_rl.agents.pretrained" in graph["carcassonne_rl.agents.registry"]
     assert "carcassonne_rl.arena.match" in graph["carcassonne_rl.cli.arena"]

@@ -77,7 +77,7 @@ def test_the_api_reference_documents_the_public_modules(site: Path) -> None:
         ("carcassonne_rl.envs.carcassonne_v0", "raw_env"),
         ("carcassonne_rl.envs.cardcassonne_v0", "raw_env"),
         ("carcassonne_rl.games.carcassonne.state", "new_game"),
-        ("carcassonne_rl.games.cardcassonne.state", "CardState"),
+        ("carcassonne_rl.games.cardcassonne.state", "State"),
         ("carcassonne_rl.agents.registry", "make_agent"),
         ("carcassonne_rl.arena.match", "schedule"),
         ("carcassonne_rl.testing.fuzz", "FuzzConfig"),

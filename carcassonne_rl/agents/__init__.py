@@ -3,7 +3,7 @@
 ``make_agent("greedy", "carcassonne", seed=0).act(state, player) -> action code``.
 """
 
-from .base import Agent, BaseAgent, ViewAgent
-from .registry import GAMES, NAMES, make_agent
+from carcassonne_rl.agents.base import Agent, BaseAgent, ViewAgent
+from carcassonne_rl.agents.registry import GAMES, NAMES, make_agent
 
 __all__ = ["GAMES", "NAMES", "Agent", "BaseAgent", "ViewAgent", "make_agent"]

@@ -59,7 +59,7 @@ class ViewAgent(BaseAgent):
         from carcassonne_rl.games.cardcassonne import view
 
         v = view(state, player)
-        legal = state.legal_codes_list()
+        legal = state.legal_codes()
         return int(self.decide(v, legal))
 
     def decide(self, v: Any, legal: list[int]) -> int:  # pragma: no cover - abstract

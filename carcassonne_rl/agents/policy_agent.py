@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import BaseAgent
+from carcassonne_rl.agents.base import BaseAgent
 
 SPEC_FILE = "policy_spec.json"
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, mtime), per process
@@ -35,13 +35,13 @@ def make_encoder(
     if observation not in ("v0", "v1") or (observation == "v1" and game != "carcassonne"):
         raise ValueError(f"unknown observation {observation!r} for {game}")
     if game == "carcassonne":
-        from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
-        from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+        from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, TileEncoder
+        from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 
         kind = TileEncoderV1 if observation == "v1" else TileEncoder
         return kind(window or DEFAULT_WINDOW, messages="messages" in expansions)
     if game == "cardcassonne":
-        from carcassonne_rl.encoders.card_encoder import CardEncoder
+        from carcassonne_rl.encoders.card.encoder import CardEncoder
 
         return CardEncoder()
     raise ValueError(f"unknown game {game!r}")

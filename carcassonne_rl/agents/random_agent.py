@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BaseAgent, ViewAgent
+from carcassonne_rl.agents.base import BaseAgent, ViewAgent
 
 
 class RandomAgent(BaseAgent):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .base import Agent
+from carcassonne_rl.agents.base import Agent
 
 GAMES = ("carcassonne", "cardcassonne")
 NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs")
@@ -60,7 +60,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if name not in NAMES:
         raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")
     if name == "pretrained":
-        from .pretrained import make_pretrained
+        from carcassonne_rl.agents.pretrained import make_pretrained
 
         if params and params[0].startswith("search"):
             agent = _pretrained_search(spec, params, game, seed)
@@ -84,7 +84,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
             raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")
         if game != "carcassonne":
             raise ValueError("pretrained-obs plays the tile game (carcassonne) only")
-        from .pretrained import make_pretrained_obs
+        from carcassonne_rl.agents.pretrained import make_pretrained_obs
 
         agent = make_pretrained_obs(seed)
         agent.name = name
@@ -92,22 +92,22 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if name != "mcts" and params:
         raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")
     if name == "random":
-        from .random_agent import CardRandomAgent, RandomAgent
+        from carcassonne_rl.agents.random_agent import CardRandomAgent, RandomAgent
 
         agent = RandomAgent(seed) if game == "carcassonne" else CardRandomAgent(seed)
     elif name == "heuristic":
         if game != "carcassonne":
             raise ValueError("heuristic plays the tile game (carcassonne) only; use greedy")
-        from .tile_heuristic import TileHeuristicAgent
+        from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
 
         agent = TileHeuristicAgent(seed)
     elif name == "greedy":
         if game == "carcassonne":
-            from .tile_greedy import TileGreedyAgent
+            from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
 
             agent = TileGreedyAgent(seed)
         else:
-            from .card_greedy import CardGreedyAgent
+            from carcassonne_rl.agents.card.greedy import CardGreedyAgent
 
             agent = CardGreedyAgent(seed)
     else:
@@ -119,11 +119,11 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         if sims <= 0 or (limit is not None and limit <= 0) or len(params) > 2:
             raise ValueError(f"bad mcts spec {spec!r}: expected mcts[:sims[:seconds]]")
         if game == "carcassonne":
-            from .tile_mcts import TileMCTSAgent
+            from carcassonne_rl.agents.tile.mcts import TileMCTSAgent
 
             agent = TileMCTSAgent(sims, limit, seed)
         else:
-            from .card_mcts import CardMCTSAgent
+            from carcassonne_rl.agents.card.mcts import CardMCTSAgent
 
             agent = CardMCTSAgent(sims, limit, seed)
     agent.name = spec.strip().lower()
@@ -133,9 +133,9 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Agent:
     """``pretrained:blend=W``: the 2-player network's margin with weight ``W`` averaged with
     the heuristic's (``W = 1``: the network alone; ``pretrained`` plays the shipped weight)."""
-    from .afterstate_agent import load_value_net
-    from .pretrained import pretrained_path
-    from .tile_blend import BlendedAgent
+    from carcassonne_rl.agents.pretrained import pretrained_path
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
+    from carcassonne_rl.agents.tile.blend import BlendedAgent
 
     if game != "carcassonne":
         raise ValueError("pretrained:blend exists for the tile game only")
@@ -156,8 +156,8 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
     """``pretrained:search[=K[:S]]``: expectimax over the next tile for the ``K`` best
     options, each reply followed by ``S`` sampled continuations to the searcher's next turn
     (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``)."""
-    from .pretrained import pretrained_path
-    from .tile_search import ExpectimaxAgent
+    from carcassonne_rl.agents.pretrained import pretrained_path
+    from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 
     if game != "carcassonne":
         raise ValueError("pretrained:search exists for the tile game only")
@@ -175,9 +175,10 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
             "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
             "continuations per reply)"
         ) from None
-    from .afterstate_agent import load_value_net
-    from .pretrained import TileTableAgent, table_network
-    from .tile_blend import PRETRAINED_2P_WEIGHT
+    from carcassonne_rl.agents.pretrained import table_network
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+    from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 
     two = ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed,
                           weight=PRETRAINED_2P_WEIGHT, samples=samples)  # fmt: skip
@@ -200,10 +201,14 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
                 target = target / name
                 break
     if target.suffix == ".npz":  # tensors-only: tile values, tile or card policies
-        from .afterstate_agent import AfterstateAgent, load_value_net
-        from .pretrained import CARD_POLICY_KIND, CardNetAgent
-        from .tile_obs_net import TileObsPolicyAgent, is_tile_obs_policy, load_tile_obs_policy
-        from .value_net import MLP
+        from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND, CardNetAgent
+        from carcassonne_rl.agents.common.value_net import MLP
+        from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net
+        from carcassonne_rl.agents.tile.obs_policy.board_net import (
+            TileObsPolicyAgent,
+            is_tile_obs_policy,
+            load_tile_obs_policy,
+        )
 
         if is_tile_obs_policy(target):
             if game != "carcassonne":
@@ -217,11 +222,11 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
             return CardNetAgent(net, seed=seed)
         value_net = load_value_net(target)
         if "heuristic_blend" in value_net.meta:  # trained to be averaged with the heuristic
-            from .tile_blend import BlendedAgent
+            from carcassonne_rl.agents.tile.blend import BlendedAgent
 
             return BlendedAgent(value_net, float(value_net.meta["heuristic_blend"]), seed=seed)
         return AfterstateAgent(value_net, seed=seed)
-    from .policy_agent import PolicyAgent
+    from carcassonne_rl.agents.policy_agent import PolicyAgent
 
     agent = PolicyAgent.load(target, seed=seed)
     if agent.game != game:

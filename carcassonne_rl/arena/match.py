@@ -48,9 +48,10 @@ class Setup:
 
             cfg = GameConfig(players=self.players, seed=deal, expansions=self.expansions)
             return new_game(cfg)
-        from carcassonne_rl.games.cardcassonne import CardGameConfig, new_game
+        from carcassonne_rl.games import cardcassonne
+        from carcassonne_rl.games.cardcassonne import new_game
 
-        return new_game(CardGameConfig(players=self.players, seed=deal))
+        return new_game(cardcassonne.GameConfig(players=self.players, seed=deal))
 
 
 @dataclass

@@ -76,7 +76,7 @@ def run_distill(args: argparse.Namespace) -> int:
     from carcassonne_rl.agents import make_agent
     from carcassonne_rl.training.distill.demos import demo_files, load_demos, play_demos
     from carcassonne_rl.training.distill.fit import fit
-    from carcassonne_rl.training.feature_heads import heads_to_numpy
+    from carcassonne_rl.training.obs_policy.heads import heads_to_numpy
 
     if args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")

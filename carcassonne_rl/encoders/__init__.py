@@ -10,8 +10,8 @@ Each has ``observation_space``, ``num_actions``, ``encode(state, player)`` (a fr
 ``action_mask(state)``, ``index_of(state, code)`` and ``code_of(state, index)``.
 """
 
-from .card_encoder import CardEncoder
-from .tile_encoder import DEFAULT_WINDOW, TileEncoder
-from .tile_encoder_v1 import TileEncoderV1
+from carcassonne_rl.encoders.card.encoder import CardEncoder
+from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 
 __all__ = ["DEFAULT_WINDOW", "CardEncoder", "TileEncoder", "TileEncoderV1"]

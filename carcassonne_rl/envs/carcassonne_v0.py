@@ -3,7 +3,7 @@
 ``env(players=2, expansions=(), reward_mode="win_loss", render_mode=None, window=29,
 encoder=None, labyrinth_tiles=2, figure_choice="player")`` returns the wrapped environment
 (see :mod:`.classic_wrapper`), ``raw_env(...)`` the bare one. Observation and action index:
-:class:`~carcassonne_rl.encoders.tile_encoder.TileEncoder`. Rewards: :mod:`.game_env`.
+:class:`~carcassonne_rl.encoders.tile.encoder.TileEncoder`. Rewards: :mod:`.game_env`.
 
 ``reset(options={...})`` starts from a chosen draw order / message order or a saved game
 (see :class:`raw_env`). A legal move that the window cannot express is reported: a
@@ -19,11 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.envs.classic_wrapper import ClassicWrapper
+from carcassonne_rl.envs.game_env import GameEnv
 from carcassonne_rl.games.carcassonne import GameConfig, State, load_json, new_game, replay
-
-from .classic_wrapper import ClassicWrapper
-from .game_env import GameEnv
 
 
 class TileObserver:
@@ -163,12 +162,12 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
             )
 
     def render_text(self) -> str:
-        from .tile_render import board_text
+        from carcassonne_rl.envs.tile_render import board_text
 
         return board_text(self.state)
 
     def render_image(self) -> np.ndarray:
-        from .tile_picture import draw_board
+        from carcassonne_rl.envs.tile_picture import draw_board
 
         return draw_board(self.state)
 

@@ -3,7 +3,7 @@
 Everything as :mod:`.carcassonne_v0` (players, expansions, actions, rewards, ``reset``
 options, renders, window-overflow warning, the classic wrapper), except the observation:
 the dict ``{"board": uint8 (46, W, W), "globals": float32 (113,), "action_mask": int8}``
-(:class:`~carcassonne_rl.encoders.tile_encoder_v1.TileEncoderV1`) instead of v0's
+(:class:`~carcassonne_rl.encoders.tile.encoder_v1.TileEncoderV1`) instead of v0's
 ``{"observation": uint8 (159, W, W), "action_mask": int8}``: v0's 113 constant planes become
 one vector holding the true values (scores not clipped at 255). About 43 KB per observation
 at the default window (v0: 134 KB).
@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
+from carcassonne_rl.envs import carcassonne_v0
+from carcassonne_rl.envs.classic_wrapper import ClassicWrapper
 from carcassonne_rl.games.carcassonne import State
-
-from . import carcassonne_v0
-from .classic_wrapper import ClassicWrapper
 
 
 class DictTileObserver(carcassonne_v0.TileObserver):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from carcassonne_rl.games.cardcassonne import KIND_NAMES, CardState, view
+from carcassonne_rl.envs.palette import PLAYER_COLOURS, draw_meeple
+from carcassonne_rl.games.cardcassonne import KIND_NAMES, State, view
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, ROW_NAMES
 from carcassonne_rl.games.cardcassonne.state import FACE_DOWN
-
-from .palette import PLAYER_COLOURS, draw_meeple
 
 ROW_TINT = ((250, 236, 160), (240, 170, 160), (175, 220, 160), (160, 190, 235))
 CARD_FILL = ((235, 190, 30), (200, 50, 40), (60, 150, 60), (50, 100, 200))
@@ -50,7 +49,7 @@ def _card(
     draw.text((x + 8, y + 24), name, fill=(20, 20, 20), font=_font(15))
 
 
-def draw_card_table(state: CardState, seat: int | None = None) -> np.ndarray:
+def draw_card_table(state: State, seat: int | None = None) -> np.ndarray:
     """RGB picture (H, W, 3) uint8 of the table: face-down cards as backs; with ``seat``,
     drawn from that seat's view only, its own face-down cards readable and its hand shown."""
     v = view(state, seat) if seat is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from carcassonne_rl.games.cardcassonne import KIND_NAMES, CardState, PlayerView, view
+from carcassonne_rl.games.cardcassonne import KIND_NAMES, PlayerView, State, view
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, ROW_NAMES
 from carcassonne_rl.games.cardcassonne.state import FACE_DOWN
 from carcassonne_rl.games.cardcassonne.views import HIDDEN
@@ -20,7 +20,7 @@ def _entry_text(e: int) -> str:
     return KIND_NAMES[e]
 
 
-def card_table_text(state: CardState) -> str:
+def card_table_text(state: State) -> str:
     """Rows (``[F1]`` follower of seat 1, ``r2'0`` card face down by seat 0), hands, scores."""
     lines = [
         f"Cardcassonne  round {state.round}/{state.rounds_total}  phase {state.phase}  "
@@ -73,13 +73,13 @@ def card_view_text(v: PlayerView) -> str:
     return "\n".join(lines)
 
 
-def card_seat_text(state: CardState, seat: int | None) -> str:
+def card_seat_text(state: State, seat: int | None) -> str:
     """The spectator's text (``seat`` None) or seat ``seat``'s view."""
     return card_table_text(state) if seat is None else card_view_text(view(state, seat))
 
 
-def card_table_image(state: CardState, seat: int | None = None) -> np.ndarray:
+def card_table_image(state: State, seat: int | None = None) -> np.ndarray:
     """The spectator's picture (``seat`` None) or seat ``seat``'s view."""
-    from .card_picture import draw_card_table
+    from carcassonne_rl.envs.card_picture import draw_card_table
 
     return draw_card_table(state, seat)

@@ -3,7 +3,7 @@
 ``env(players=2, reward_mode="win_loss", render_mode=None, encoder=None, render_view=None)``
 returns the
 wrapped environment (see :mod:`.classic_wrapper`), ``raw_env(...)`` the bare one. The
-observation is :class:`~carcassonne_rl.encoders.card_encoder.CardEncoder`'s vector (own
+observation is :class:`~carcassonne_rl.encoders.card.encoder.CardEncoder`'s vector (own
 information only: others' hands, face-down cards and the pile are never encoded), the
 action index is the engine's action code (206). Rewards: :mod:`.game_env`.
 
@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from carcassonne_rl.encoders.card_cache import CardObservationCache
-from carcassonne_rl.encoders.card_encoder import CardEncoder
-from carcassonne_rl.games.cardcassonne import RULES, CardGameConfig, CardState, new_game, replay
-
-from .classic_wrapper import ClassicWrapper
-from .game_env import GameEnv
+from carcassonne_rl.encoders.card.cache import CardObservationCache
+from carcassonne_rl.encoders.card.encoder import CardEncoder
+from carcassonne_rl.envs.classic_wrapper import ClassicWrapper
+from carcassonne_rl.envs.game_env import GameEnv
+from carcassonne_rl.games.cardcassonne import RULES, GameConfig, State, new_game, replay
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
@@ -57,7 +56,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
             )
         self.render_view = render_view
 
-    def _new_state(self, seed: int, options: dict[str, Any]) -> CardState:
+    def _new_state(self, seed: int, options: dict[str, Any]) -> State:
         """A game shuffled by ``seed``, or the deal / saved game of ``reset`` ``options``."""
         if "record" in options:
             record = options["record"]
@@ -73,7 +72,7 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
                     f"plays {self.players} players with the default rules"
                 )
             return state
-        config = CardGameConfig(players=self.players, seed=seed)
+        config = GameConfig(players=self.players, seed=seed)
         if "card_order" not in options:
             return new_game(config)
         order = options["card_order"]
@@ -91,12 +90,12 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
         return CardObservationCache(self.encoder, self.players)
 
     def render_text(self) -> str:
-        from .card_render import card_seat_text
+        from carcassonne_rl.envs.card_render import card_seat_text
 
         return card_seat_text(self.state, self.render_view)
 
     def render_image(self):
-        from .card_render import card_table_image
+        from carcassonne_rl.envs.card_render import card_table_image
 
         return card_table_image(self.state, self.render_view)
 

@@ -19,7 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .random_opponent import RandomOpponent
+from carcassonne_rl.envs.random_opponent import RandomOpponent
 
 GAMES = {
     "carcassonne": "carcassonne_v0",
@@ -37,11 +37,11 @@ def make_raw_env(game: str, **kwargs: Any):
     if name is None:
         raise ValueError(f"unknown game {game!r}; expected one of {sorted(GAMES)}")
     if name == "carcassonne_v0":
-        from .carcassonne_v0 import raw_env
+        from carcassonne_rl.envs.carcassonne_v0 import raw_env
     elif name == "carcassonne_v1":
-        from .carcassonne_v1 import raw_env
+        from carcassonne_rl.envs.carcassonne_v1 import raw_env
     else:
-        from .cardcassonne_v0 import raw_env
+        from carcassonne_rl.envs.cardcassonne_v0 import raw_env
     return raw_env(**kwargs)
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
+from carcassonne_rl.envs.card_picture import _font
+from carcassonne_rl.envs.palette import PLAYER_COLOURS, draw_meeple
 from carcassonne_rl.games.carcassonne import State
 from carcassonne_rl.games.carcassonne.tiles import (
     CITY,
@@ -16,9 +18,6 @@ from carcassonne_rl.games.carcassonne.tiles import (
     TILE_TYPES,
     TYPE_OF_LETTER,
 )
-
-from .card_picture import _font
-from .palette import PLAYER_COLOURS, draw_meeple
 
 T = 72  # pixels per tile
 FIELD_GREEN = (120, 175, 70)

@@ -119,7 +119,7 @@ class EngineRolloutEvaluator(mcts.Evaluator):
             rng.shuffle(rest)
             engine.card_order = engine.card_order[:drawn] + rest
             while not engine.is_over:
-                codes = engine.legal_codes_list()
+                codes = engine.legal_codes()
                 engine.apply_code(codes[rng.randrange(len(codes))])
         mode = state.get_game().reward_mode
         return np.asarray(returns_of(engine, True, mode))

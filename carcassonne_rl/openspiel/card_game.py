@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from carcassonne_rl.encoders.card_encoder import CARD_OBS_SIZE, CardEncoder
+from carcassonne_rl.encoders.card.encoder import CARD_OBS_SIZE, CardEncoder
 from carcassonne_rl.envs.card_render import card_seat_text
 from carcassonne_rl.games.cardcassonne import (
     KIND_COUNTS,
@@ -29,8 +29,8 @@ from carcassonne_rl.games.cardcassonne import (
     NUM_ACTIONS,
     NUM_KINDS,
     RULES,
-    CardGameConfig,
-    CardState,
+    GameConfig,
+    State,
     action_text,
     determinize,
     load_json,
@@ -55,16 +55,16 @@ _TYPE = common.game_type(
 )
 
 
-def settings(params: dict[str, Any]) -> tuple[CardGameConfig, str, CardEncoder]:
+def settings(params: dict[str, Any]) -> tuple[GameConfig, str, CardEncoder]:
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
         raise ValueError(f"unknown {SHORT_NAME} parameters {unknown}; known: {list(PARAMETERS)}")
     p = {**PARAMETERS, **params}
-    config = CardGameConfig(players=common.check_players(p["players"]), seed=0)
+    config = GameConfig(players=common.check_players(p["players"]), seed=0)
     return config, common.check_reward_mode(p["reward_mode"]), CardEncoder()
 
 
-def cards_drawn(engine: CardState) -> int:
+def cards_drawn(engine: State) -> int:
     """Cards of the pile turned up or dealt so far (a setup joker awaiting its row counts)."""
     return TOTAL_CARDS - engine.deck_size + (engine.phase == "setup_joker")
 
@@ -99,7 +99,7 @@ class CardcassonneGame(pyspiel.Game):
         """Before the setup: chance nodes turn up the first cards."""
         return CardcassonneCardState(self)
 
-    def state_from_engine(self, engine: CardState) -> CardcassonneCardState:
+    def state_from_engine(self, engine: State) -> CardcassonneCardState:
         """An OpenSpiel state at an engine position of this many players (the undealt cards
         re-sorted on a copy). Its hands and face-down cards are the engine's: give it only to
         bots that read information states (ISMCTS), never to a perfect-information search."""
@@ -118,7 +118,7 @@ class CardcassonneGame(pyspiel.Game):
         return SeatObserver(self.encoder, info_state)
 
 
-def _sorted_rest(engine: CardState, first: list[int]) -> CardState:
+def _sorted_rest(engine: State, first: list[int]) -> State:
     """``engine`` (a fresh copy) with its undealt cards replaced by ``first`` then the rest in
     sorted order."""
     d = cards_drawn(engine)
@@ -141,7 +141,7 @@ class CardcassonneCardState(common.EngineState):
 
     # ------------------------------------------------------------------ OpenSpiel API
     def _legal_actions(self, player: int) -> list[int]:
-        return self.engine.legal_codes_list()
+        return self.engine.legal_codes()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         counts = self.cards_left()

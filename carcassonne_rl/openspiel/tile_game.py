@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from carcassonne_rl.encoders.tile_encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, TileEncoder
 from carcassonne_rl.envs.tile_render import board_text
 from carcassonne_rl.games.carcassonne import GameConfig, State, load_json, new_game
 from carcassonne_rl.games.carcassonne.config import draw_pile_counts

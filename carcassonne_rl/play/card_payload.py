@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from carcassonne_rl.games.cardcassonne import ACTIONS, KIND_NAMES, CardState, PlayerView, view
+from carcassonne_rl.games.cardcassonne import ACTIONS, KIND_NAMES, PlayerView, State, view
 from carcassonne_rl.games.cardcassonne.actions import PLAY_UP
 from carcassonne_rl.games.cardcassonne.cards import IS_ANIMAL, IS_BUILDING, PERSON_VALUE
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, COLOURS, ROW_NAMES, RULES
@@ -114,11 +114,11 @@ def card_view_payload(v: PlayerView, legal: list[int] | None, version: int) -> d
     }
 
 
-def card_payload(state: CardState, seat: int | None, version: int) -> dict[str, Any]:
+def card_payload(state: State, seat: int | None, version: int) -> dict[str, Any]:
     """Seat ``seat``'s payload, from ``view(state, seat)`` only; ``None``: the spectator of
     a replay, who sees every hand and face-down card."""
     to_move = state.current_player
-    legal = state.legal_codes_list() if seat in (None, to_move) and not state.is_over else None
+    legal = state.legal_codes() if seat in (None, to_move) and not state.is_over else None
     v = view(state, 0 if seat is None else seat)
     payload = card_view_payload(v, legal, version)
     if state.is_over:

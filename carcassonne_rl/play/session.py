@@ -94,10 +94,10 @@ def new_state(game: str, players: int, expansions: tuple[str, ...], seed: int) -
         return new_game(GameConfig(players=players, seed=seed, expansions=expansions))
     if expansions:
         raise PlayError("expansions exist only for the tile game (carcassonne)")
-    from carcassonne_rl.games.cardcassonne import CardGameConfig
+    from carcassonne_rl.games import cardcassonne
     from carcassonne_rl.games.cardcassonne import new_game as new_card_game
 
-    return new_card_game(CardGameConfig(players=players, seed=seed))
+    return new_card_game(cardcassonne.GameConfig(players=players, seed=seed))
 
 
 def game_of_record(record: Any) -> str:

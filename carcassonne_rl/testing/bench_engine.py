@@ -18,10 +18,10 @@ def game_factory(game: str, players: int, expansions: tuple[str, ...] = ()) -> C
 
         return lambda seed: new_game(GameConfig(players, seed=seed, expansions=tuple(expansions)))
     if game == "cardcassonne":
-        from carcassonne_rl.games.cardcassonne import CardGameConfig
+        from carcassonne_rl.games import cardcassonne
         from carcassonne_rl.games.cardcassonne import new_game as new_card_game
 
-        return lambda seed: new_card_game(CardGameConfig(players=players, seed=seed))
+        return lambda seed: new_card_game(cardcassonne.GameConfig(players=players, seed=seed))
     raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
 
 

@@ -230,7 +230,7 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
 
 def _check_v1_observation(raw: Any, space: Any, obs: dict, tally: _Tally) -> None:
     """A ``carcassonne_v1`` observation: in its space, and v0's planes of the same view."""
-    from carcassonne_rl.encoders.tile_encoder import TileEncoder
+    from carcassonne_rl.encoders.tile.encoder import TileEncoder
 
     tally.checks["v1_observation"] += 1
     if not space.contains(obs):

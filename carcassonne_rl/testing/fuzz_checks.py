@@ -199,7 +199,7 @@ class CardChecks:
         return None
 
     def illegal_code(self, state: Any, rng: random.Random) -> int:
-        legal = set(state.legal_codes_list())
+        legal = set(state.legal_codes())
         while True:
             code = rng.choice((-1, 206, 10**6)) if rng.random() < 0.2 else rng.randrange(206)
             if code not in legal:

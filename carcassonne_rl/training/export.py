@@ -1,11 +1,11 @@
 """A trained run's network as a tensors-only file.
 
 - a MaskablePPO card-game run: the policy network (features -> hidden layers -> action
-  logits) becomes an ``MLP`` of kind ``card_policy`` that ``agents.pretrained.CardNetAgent``
+  logits) becomes an ``MLP`` of kind ``card_policy`` that ``agents.card.policy_net.CardNetAgent``
   plays with numpy alone (no torch, no pickle); the value network and the optimiser state
   are left out;
 - a MaskablePPO tile-game run on ``carcassonne_v1`` observations: the policy (board network
-  features and action head) becomes a ``TileObsNet`` that ``agents.tile_obs_net``
+  features and action head) becomes a ``TileObsNet`` that ``agents.tile.obs_policy.board_net``
   plays with numpy alone, from the observation dict only;
 - an afterstate-TD tile-game run: its ``final_model.npz`` is already that format; it is
   checked and copied.
@@ -20,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from carcassonne_rl.agents.afterstate_agent import load_value_net
-from carcassonne_rl.agents.pretrained import CARD_POLICY_KIND
-from carcassonne_rl.agents.tile_obs_features import TileFeatureNet
-from carcassonne_rl.agents.tile_obs_net import TILE_OBS_POLICY_KIND, TileObsNet
-from carcassonne_rl.agents.value_net import MLP
-
-from .run_folder import model_and_config
+from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND
+from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.agents.tile.afterstate import load_value_net
+from carcassonne_rl.agents.tile.obs_policy.board_net import TILE_OBS_POLICY_KIND, TileObsNet
+from carcassonne_rl.agents.tile.obs_policy.feature_net import TileFeatureNet
+from carcassonne_rl.training.run_folder import model_and_config
 
 
 def export_card_policy(zip_path: Path) -> MLP:
@@ -66,7 +65,7 @@ def export_tile_policy(zip_path: Path) -> TileObsNet | TileFeatureNet:
     policy = model.policy
     fx = policy.features_extractor
     if type(fx).__name__ == "TileFeatureExtractor":
-        from carcassonne_rl.training.feature_heads import heads_to_numpy
+        from carcassonne_rl.training.obs_policy.heads import heads_to_numpy
 
         window = model.observation_space["board"].shape[-1]
         return heads_to_numpy(fx.heads, window, source=Path(zip_path).name)

@@ -74,7 +74,7 @@ def plot_training(out: Path) -> Path:
     fig.tight_layout()
     import io
 
-    from .run_files import atomic_write_bytes
+    from carcassonne_rl.training.run_files import atomic_write_bytes
 
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)

@@ -12,8 +12,7 @@ import shutil
 from pathlib import Path
 
 from carcassonne_rl.runtime.errors import UserError
-
-from .train_config import GAMES, TrainConfig
+from carcassonne_rl.training.train_config import GAMES, TrainConfig
 
 STATE_FILE = "trainer_state.json"  # as selfplay.STATE_FILE (kept free of the torch import)
 # settings a resumed run may change: its length, and the cores it runs on

@@ -121,7 +121,7 @@ class TrainConfig:
         return d
 
     def save(self, path: Path) -> None:
-        from .run_files import atomic_write_json
+        from carcassonne_rl.training.run_files import atomic_write_json
 
         atomic_write_json(path, self.to_dict())
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.afterstate_agent import AfterstateAgent, options
-from carcassonne_rl.agents.tile_eval import potentials
-from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
-from carcassonne_rl.agents.value_net import MLP, ModelFileError
-from carcassonne_rl.encoders.afterstate_features import (
+from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
+from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, options
+from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
+from carcassonne_rl.agents.tile.potentials import potentials
+from carcassonne_rl.encoders.features.afterstate import (
     F_POTENTIAL,
     F_SCORE,
     F_SUPPLY,
@@ -180,15 +180,15 @@ def test_pretrained_agents_play_legal_moves_in_every_tile_config(expansions) -> 
 
 
 def test_pretrained_card_agent_plays_legal_moves() -> None:
-    from carcassonne_rl.games.cardcassonne import CardGameConfig
+    from carcassonne_rl.games import cardcassonne
     from carcassonne_rl.games.cardcassonne import new_game as new_card_game
 
     for players in (2, 3, 5):
         agent = make_agent("pretrained", "cardcassonne", seed=0)
-        s = new_card_game(CardGameConfig(players=players, seed=players))
+        s = new_card_game(cardcassonne.GameConfig(players=players, seed=players))
         while not s.is_over:
             code = agent.act(s, s.current_player)
-            assert code in s.legal_codes_list()
+            assert code in s.legal_codes()
             s.apply_code(code)
 
 
@@ -214,11 +214,11 @@ socket.socket.connect = refuse
 socket.create_connection = refuse
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
-from carcassonne_rl.games.cardcassonne import CardGameConfig
+from carcassonne_rl.games import cardcassonne
 from carcassonne_rl.games.cardcassonne import new_game as new_card_game
 s = new_game(GameConfig(seed=1))
 s.apply_code(make_agent("pretrained", "carcassonne").act(s, 0))
-c = new_card_game(CardGameConfig(seed=1))
+c = new_card_game(cardcassonne.GameConfig(seed=1))
 c.apply_code(make_agent("pretrained", "cardcassonne").act(c, c.current_player))
 assert "torch" not in sys.modules, "torch was imported"
 print("ok")

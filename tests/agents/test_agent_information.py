@@ -7,19 +7,20 @@ import random
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.games.cardcassonne import CardGameConfig, determinize, new_game, view
+from carcassonne_rl.games import cardcassonne
+from carcassonne_rl.games.cardcassonne import determinize, new_game, view
 
 
 def _card_positions(n_positions: int = 12):
     """States of 2- and 3-player games at varied points (each decision phase reached)."""
     out = []
     for players, seed in ((2, 1), (3, 2), (2, 5)):
-        state = new_game(CardGameConfig(players, seed))
+        state = new_game(cardcassonne.GameConfig(players, seed))
         rng = random.Random(seed)
         while not state.is_over and len(out) < n_positions * (1 + len(out) // n_positions):
             if rng.random() < 0.15:
                 out.append(state.clone())
-            codes = state.legal_codes_list()
+            codes = state.legal_codes()
             state.apply_code(codes[rng.randrange(len(codes))])
     return out
 

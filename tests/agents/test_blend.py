@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.afterstate_agent import AfterstateAgent, options, values_from
 from carcassonne_rl.agents.pretrained import load_value_net, pretrained_path
-from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT, BlendedAgent
-from carcassonne_rl.agents.tile_heuristic import TileHeuristicAgent, player_values
+from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, options, values_from
+from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
+from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent, player_values
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
 

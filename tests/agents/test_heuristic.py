@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.afterstate_agent import options
-from carcassonne_rl.agents.tile_heuristic import (
+from carcassonne_rl.agents.tile.afterstate import options
+from carcassonne_rl.agents.tile.heuristic import (
     HeuristicWeights,
     TileHeuristicAgent,
     heuristic_margin,
     player_values,
 )
 from carcassonne_rl.arena.match import Setup, play_game, schedule
-from carcassonne_rl.encoders import afterstate_features as af
+from carcassonne_rl.encoders.features import afterstate as af
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.afterstate_agent import options, values_from
-from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT
-from carcassonne_rl.agents.tile_heuristic import player_values
-from carcassonne_rl.agents.tile_hidden import resample_hidden
-from carcassonne_rl.agents.tile_search import ExpectimaxAgent, unknown_tiles, with_drawn_tile
+from carcassonne_rl.agents.tile.afterstate import options, values_from
+from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+from carcassonne_rl.agents.tile.heuristic import player_values
+from carcassonne_rl.agents.tile.hidden import resample_hidden
+from carcassonne_rl.agents.tile.search import ExpectimaxAgent, unknown_tiles, with_drawn_tile
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 from carcassonne_rl.games.carcassonne.tiles import LETTERS
 

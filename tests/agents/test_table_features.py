@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.afterstate_agent import AfterstateAgent, load_value_net, net_feature_set
+from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
 from carcassonne_rl.agents.pretrained import pretrained_path
-from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
-from carcassonne_rl.agents.value_net import MLP, ModelFileError
-from carcassonne_rl.encoders.afterstate_features import (
+from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net, net_feature_set
+from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
+from carcassonne_rl.encoders.features.afterstate import (
     F_POTENTIAL,
     F_SCORE,
     NUM_FEATURES,
@@ -19,7 +19,7 @@ from carcassonne_rl.encoders.afterstate_features import (
     afterstate_features,
     player_features,
 )
-from carcassonne_rl.encoders.table_features import (
+from carcassonne_rl.encoders.features.table import (
     NUM_TABLE_FEATURES,
     OPPONENT_SLOTS,
     SLOT_FEATURES,
@@ -115,7 +115,7 @@ def test_model_files_load_with_their_own_feature_set(tmp_path) -> None:
 
 
 def test_network_search_reads_the_table_features() -> None:
-    from carcassonne_rl.agents.pretrained import ValueSearchAgent
+    from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
     agent = ValueSearchAgent(_net(NUM_TABLE_FEATURES, "table"), simulations=6, seed=0)
     s = new_game(GameConfig(players=3, seed=8))
@@ -130,7 +130,7 @@ def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond
     players with The Messages (without them, the observation networks play 3-5 players:
     tests/agents/test_tile_obs_policy.py)."""
     from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE, model_dir
-    from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT, BlendedAgent
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
 
     two = load_value_net(pretrained_path("carcassonne"))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)

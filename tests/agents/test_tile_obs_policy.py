@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.tile_obs_net import TileObsNet, TileObsPolicyAgent, conv3x3
+from carcassonne_rl.agents.tile.obs_policy.board_net import TileObsNet, TileObsPolicyAgent, conv3x3
 from carcassonne_rl.arena.match import Job, Setup, play_game
 from carcassonne_rl.envs import carcassonne_v1
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
@@ -186,7 +186,7 @@ def test_a_policy_without_the_messages_refuses_them(capsys, tmp_path):
 def test_the_features_policy_reads_only_the_observation(tmp_path):
     """The features net (option features rebuilt from the planes): the same public view
     from two engine states gives the same probabilities; the env's dict the same move."""
-    from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
+    from carcassonne_rl.training.obs_policy.heads import FeatureHeads, heads_to_numpy
 
     torch.manual_seed(0)
     path = tmp_path / "features.npz"
@@ -217,7 +217,7 @@ def _env_moves_are_the_agents(
 
 
 def _random_features_net(seed: int):
-    from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
+    from carcassonne_rl.training.obs_policy.heads import FeatureHeads, heads_to_numpy
 
     torch.manual_seed(seed)
     return heads_to_numpy(FeatureHeads(hidden=16), window=29)
@@ -242,8 +242,8 @@ def test_the_observation_policy_plays_each_table_with_its_network():
 def test_pretrained_plays_the_observation_networks_at_their_tables():
     """``pretrained`` at a table that ``pretrained-obs`` has a network for (and without The
     Messages) moves as ``pretrained-obs``; with The Messages, as the table value network."""
-    from carcassonne_rl.agents.afterstate_agent import AfterstateAgent
     from carcassonne_rl.agents.pretrained import table_network
+    from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
 
     pretrained = make_agent("pretrained", "carcassonne", seed=0)
     obs_agent = make_agent("pretrained-obs", "carcassonne", seed=0)

@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from carcassonne_rl.encoders.card_encoder import CardEncoder
-from carcassonne_rl.encoders.tile_encoder import TileEncoder
+from carcassonne_rl.encoders.card.encoder import CardEncoder
+from carcassonne_rl.encoders.tile.encoder import TileEncoder
 from carcassonne_rl.envs import carcassonne_v0, cardcassonne_v0
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
 from carcassonne_rl.games import cardcassonne as card
@@ -81,7 +81,7 @@ def test_card_reset_from_a_chosen_deal() -> None:
     env = cardcassonne_v0.env(players=2)
     env.reset(seed=9, options={"card_order": order})
     state = env.unwrapped.state
-    same = card.new_game(card.CardGameConfig(players=2), order)
+    same = card.new_game(card.GameConfig(players=2), order)
     assert state.hands == same.hands
     assert sorted(card.card_name(k) for k in range(24) for _ in range(state.hands[0][k])) == (
         sorted(HANDS[0])
@@ -91,7 +91,7 @@ def test_card_reset_from_a_chosen_deal() -> None:
 
 
 def test_card_reset_from_a_saved_game() -> None:
-    saved = card.new_game(card.CardGameConfig(players=3, seed=4))
+    saved = card.new_game(card.GameConfig(players=3, seed=4))
     _random_moves(saved, 30, seed=2)
     env = cardcassonne_v0.env(players=3)
     env.reset(options={"record": saved.to_json()})
@@ -151,7 +151,7 @@ def test_tile_reset_rejects_a_record_of_another_config_or_a_finished_game() -> N
     [
         ({"card_order": ["R1"] * 130}, "card_order"),
         ({"card_order": "R1 R2"}, "must be a list of the 130 card notations"),
-        ({"record": card.new_game(card.CardGameConfig(players=3)).to_json()}, "this env plays 2"),
+        ({"record": card.new_game(card.GameConfig(players=3)).to_json()}, "this env plays 2"),
     ],
 )
 def test_card_reset_rejects_bad_options(options, message) -> None:
@@ -203,7 +203,7 @@ def test_a_replaced_state_never_gives_a_stale_observation() -> None:
     card_env = cardcassonne_v0.env(players=2)
     card_env.reset(seed=0)
     first, *_ = card_env.last()
-    other_deal = card.new_game(card.CardGameConfig(players=2, seed=99))
+    other_deal = card.new_game(card.GameConfig(players=2, seed=99))
     card_env.unwrapped.state = other_deal
     obs, *_ = card_env.last()
     seat = int(card_env.agent_selection[-1])

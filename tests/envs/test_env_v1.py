@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-from carcassonne_rl.encoders import tile_kernels as TK
-from carcassonne_rl.encoders.tile_encoder import TileEncoder
-from carcassonne_rl.encoders.tile_encoder_v1 import GLOBAL_NAMES, TileEncoderV1
+from carcassonne_rl.encoders.tile import kernels as TK
+from carcassonne_rl.encoders.tile.encoder import TileEncoder
+from carcassonne_rl.encoders.tile.encoder_v1 import GLOBAL_NAMES, TileEncoderV1
 from carcassonne_rl.envs import carcassonne_v0, carcassonne_v1
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
 from carcassonne_rl.games.carcassonne import layout as L

@@ -37,7 +37,7 @@ def test_pennants_are_drawn_in_no_player_colour() -> None:
 
 
 def test_card_table_header_at_game_over(monkeypatch) -> None:
-    state = card.new_game(card.CardGameConfig(players=2, seed=1))
+    state = card.new_game(card.GameConfig(players=2, seed=1))
     rng = random.Random(0)
     while not state.is_over:
         codes = state.legal_action_codes()

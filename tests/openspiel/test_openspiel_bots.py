@@ -14,8 +14,8 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots  # noqa: E4
 import carcassonne_rl.openspiel as cos  # noqa: E402
 from carcassonne_rl.agents import make_agent  # noqa: E402
 from carcassonne_rl.arena.match import Setup, play_game, schedule  # noqa: E402
+from carcassonne_rl.games import cardcassonne  # noqa: E402
 from carcassonne_rl.games.carcassonne import GameConfig, new_game  # noqa: E402
-from carcassonne_rl.games.cardcassonne import CardGameConfig  # noqa: E402
 from carcassonne_rl.games.cardcassonne import new_game as new_card_game  # noqa: E402
 
 
@@ -39,16 +39,16 @@ def test_openspiel_bots_choose_legal_engine_codes() -> None:
         code = agent.act(tile, tile.current_player)
         assert code in tile.legal_action_codes().tolist()
         tile.apply_code(code)
-    card = new_card_game(CardGameConfig(players=3, seed=2))
+    card = new_card_game(cardcassonne.GameConfig(players=3, seed=2))
     agent = make_agent("openspiel:ismcts:8", "cardcassonne", seed=1)
     for _ in range(4):
         code = agent.act(card, card.current_player)
-        assert code in card.legal_codes_list()
+        assert code in card.legal_codes()
         card.apply_code(code)
 
 
 def test_openspiel_agent_is_reproducible_from_its_seed() -> None:
-    state = new_card_game(CardGameConfig(players=2, seed=9))
+    state = new_card_game(cardcassonne.GameConfig(players=2, seed=9))
     picks = [make_agent("openspiel:ismcts:30", "cardcassonne", seed=3).act(state, 0)]
     picks.append(make_agent("openspiel:ismcts:30", "cardcassonne", seed=3).act(state, 0))
     assert picks[0] == picks[1]

@@ -13,7 +13,7 @@ import json
 import random
 
 import pytest
-from play_helpers import offered_moves, token_client
+from helpers.play import offered_moves, token_client
 
 from carcassonne_rl.games.cardcassonne import determinize
 from carcassonne_rl.play import session as session_module

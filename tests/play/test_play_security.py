@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from play_helpers import offered_moves
+from helpers.play import offered_moves
 
 from carcassonne_rl.cli.play import launch_url, secured_app
 from carcassonne_rl.play.server import allowed_host_names, create_app, host_name, is_loopback

@@ -7,7 +7,7 @@ import json
 import random
 
 import pytest
-from play_helpers import finish, offered_moves, token_client
+from helpers.play import finish, offered_moves, token_client
 
 from carcassonne_rl.games.carcassonne import load_json as load_tile_json
 from carcassonne_rl.games.cardcassonne import load_json as load_card_json

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from carcassonne_rl.agents.afterstate_agent import load_value_net
-from carcassonne_rl.encoders.afterstate_features import NUM_FEATURES
+from carcassonne_rl.agents.tile.afterstate import load_value_net
+from carcassonne_rl.encoders.features.afterstate import NUM_FEATURES
 from carcassonne_rl.training.afterstate.trainer import (
     AfterstateConfig,
     Learner,
@@ -59,7 +59,7 @@ def _replayed_targets(agent, deal: int) -> tuple[np.ndarray, int]:
 def test_targets_of_greedy_games_are_the_final_margins() -> None:
     """Warm-up games (greedy vs greedy) learn Monte-Carlo targets: every position of a seat
     gets tanh(final margin / scale) of that seat, from a fresh game replayed independently."""
-    from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
+    from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
 
     config = AfterstateConfig(workers=1, value_scale=30.0, epsilon=0.0)
     out = play_games(config, None, {}, [5], [-1], seed=3)
@@ -153,7 +153,7 @@ def test_config_round_trip_and_validation(tmp_path) -> None:
 def test_mixed_tables_record_table_features_with_greedy_and_snapshot_seats() -> None:
     """Self-play at several tables: every seat's positions are recorded with the table
     features; the network seats' margins against greedy are kept per player count."""
-    from carcassonne_rl.encoders.table_features import NUM_TABLE_FEATURES
+    from carcassonne_rl.encoders.features.table import NUM_TABLE_FEATURES
     from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT
 
     config = AfterstateConfig(workers=1, hidden=(8,), feature_set="table",
@@ -170,7 +170,7 @@ def test_mixed_tables_record_table_features_with_greedy_and_snapshot_seats() -> 
     assert len(out["x"]) > 100 and np.all(np.abs(out["y"]) <= 1.0)
     by_players = out["margins_vs_greedy_by_players"]
     assert sorted(by_players) == [3, 4] and len(by_players[3]) == 1 and len(by_players[4]) == 2
-    from carcassonne_rl.encoders.table_features import PLAYER_FEATURES, SLOT_FEATURES
+    from carcassonne_rl.encoders.features.table import PLAYER_FEATURES, SLOT_FEATURES
 
     present = out["x"][:, PLAYER_FEATURES + 2 * SLOT_FEATURES + PLAYER_FEATURES]  # 3rd slot
     assert set(np.unique(present)) <= {0.0, 1.0} and present.any() and not present.all()
@@ -190,7 +190,7 @@ def test_table_settings_are_checked() -> None:
 def test_heuristic_baseline_plays_the_heuristic_agents_moves() -> None:
     """With ``baseline_agent=heuristic`` the baseline seats play ``heuristic``'s moves: a
     baseline-only game ends with the margins of the same game replayed by the agent."""
-    from carcassonne_rl.agents.tile_heuristic import TileHeuristicAgent
+    from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
 
     config = AfterstateConfig(workers=1, epsilon=0.0, baseline_agent="heuristic")
     out = play_games(config, None, {}, [7], [-1], seed=2)
@@ -206,7 +206,7 @@ def test_init_model_starts_from_the_file_without_warm_up(tmp_path, monkeypatch) 
     """``init_model``: the learner starts with the file's weights (the exported network
     values inputs as the file does) and the run plays no greedy warm-up game; a file that
     does not fit the config is refused, naming what differs."""
-    from carcassonne_rl.agents.value_net import MLP
+    from carcassonne_rl.agents.common.value_net import MLP
     from carcassonne_rl.training.afterstate import trainer
 
     source = export(Learner(AfterstateConfig(workers=1, hidden=(16, 8), seed=11)).model,

@@ -10,7 +10,7 @@ import torch
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.arena.match import Job, Setup, play_game
 from carcassonne_rl.encoders import TileEncoder
-from carcassonne_rl.encoders import tile_kernels as TK
+from carcassonne_rl.encoders.tile import kernels as TK
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 from carcassonne_rl.training.ppo import warm_start
 from carcassonne_rl.training.ppo.policies import TileBoardNet, TilePlanes
@@ -110,7 +110,7 @@ def test_rotated_warm_start_shows_every_sample_in_all_four_rotations(monkeypatch
 
 def test_both_tile_networks_read_v1_dicts_as_v0_planes():
     """Same weights, the same position: v1's dict gives the features v0's flat planes give."""
-    from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+    from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 
     w = 9
     state = new_game(GameConfig(players=3, seed=2))
@@ -134,7 +134,7 @@ def test_both_tile_networks_read_v1_dicts_as_v0_planes():
 
 
 def test_tiny_v1_run_with_rotated_warm_start_plays(tmp_path):
-    from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+    from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 
     config = TrainConfig(game="carcassonne", timesteps=64, tile_net="board", observation="v1",
                          warm_start_augment=True, **TINY)  # fmt: skip
@@ -150,7 +150,7 @@ def test_tiny_v1_run_with_rotated_warm_start_plays(tmp_path):
 
 
 def test_v1_samples_turn_as_v0_planes_do():
-    from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+    from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 
     config = TrainConfig(game="carcassonne", observation="v1", **TINY)
     data = collect(config, games=1, seed=3)

@@ -10,14 +10,14 @@ import pytest
 import torch
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.tile_obs_features import TileFeatureNet
-from carcassonne_rl.agents.tile_obs_net import TileObsPolicyAgent
+from carcassonne_rl.agents.tile.obs_policy.board_net import TileObsPolicyAgent
+from carcassonne_rl.agents.tile.obs_policy.feature_net import TileFeatureNet
+from carcassonne_rl.agents.tile.obs_policy.features import NUM_FOLLOW, NUM_PLACE
 from carcassonne_rl.arena.match import Job, Setup, play_game
 from carcassonne_rl.cli.main import main
-from carcassonne_rl.encoders.obs_features import NUM_FOLLOW, NUM_PLACE
 from carcassonne_rl.training.distill.demos import HeadRows
 from carcassonne_rl.training.distill.fit import _group_log_softmax, group_targets
-from carcassonne_rl.training.feature_heads import FeatureHeads, heads_to_numpy
+from carcassonne_rl.training.obs_policy.heads import FeatureHeads, heads_to_numpy
 
 
 def test_group_softmax_and_targets_are_per_decision():
@@ -166,7 +166,7 @@ def test_the_ppo_policy_is_the_exported_policy(tmp_path):
 
     from carcassonne_rl.envs import carcassonne_v1
     from carcassonne_rl.envs.single_agent import SingleAgentEnv
-    from carcassonne_rl.training.ppo.feature_policy import TileFeaturePolicy
+    from carcassonne_rl.training.obs_policy.ppo_policy import TileFeaturePolicy
     from carcassonne_rl.training.ppo.selfplay import init_policy
 
     path = _features_file(tmp_path, seed=1)
@@ -218,9 +218,9 @@ def test_features_training_configs_are_checked(tmp_path):
 def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
     """At a table where ``pretrained`` plays an observation network, its demonstrations
     are still its value network's moves and values (a student never teaches itself)."""
-    from carcassonne_rl.agents.afterstate_agent import AfterstateAgent
     from carcassonne_rl.agents.pretrained import table_network
-    from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+    from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
+    from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
     from carcassonne_rl.training.distill.demos import demo_deal, play_demos
     from carcassonne_rl.training.ppo.warm_start import _load_game
 

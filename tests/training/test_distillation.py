@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.tile_greedy import after
-from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
-from carcassonne_rl.encoders.tile_symmetry import rotate_index
+from carcassonne_rl.agents.tile.greedy import after
+from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
+from carcassonne_rl.encoders.tile.symmetry import rotate_index
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 from carcassonne_rl.training.ppo import warm_start
 from carcassonne_rl.training.ppo.selfplay import make_vec_env, new_model

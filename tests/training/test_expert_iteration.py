@@ -6,24 +6,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from carcassonne_rl.agents.afterstate_agent import (
+from carcassonne_rl.agents.pretrained import pretrained_path
+from carcassonne_rl.agents.registry import load_trained
+from carcassonne_rl.agents.tile.afterstate import (
     AfterstateAgent,
     load_value_net,
     options,
     value_inputs,
 )
-from carcassonne_rl.agents.pretrained import pretrained_path
-from carcassonne_rl.agents.registry import load_trained
-from carcassonne_rl.agents.tile_blend import (
+from carcassonne_rl.agents.tile.blend import (
     PRETRAINED_2P_WEIGHT,
     BlendedAgent,
     blend,
     blended_values,
     heuristic_margins,
 )
-from carcassonne_rl.agents.tile_search import ExpectimaxAgent
+from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 from carcassonne_rl.cli.main import main
-from carcassonne_rl.encoders.afterstate_features import player_features
+from carcassonne_rl.encoders.features.afterstate import player_features
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 from carcassonne_rl.training.expert_iteration.finetune import (
     agreement,

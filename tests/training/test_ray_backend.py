@@ -43,7 +43,7 @@ def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game,
     args += ["--eval-every", "0", "--eval-deals", "1", "--no-progress", *TINY, *TINY_NETS[game]]
     assert main(args + extra) == 0
     if extra:  # the same RLModule class, built on carcassonne_v1's dict observation
-        from carcassonne_rl.encoders.tile_encoder_v1 import TileEncoderV1
+        from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 
         assert json.loads((run / "policy_spec.json").read_text())["observation"] == "v1"
         assert isinstance(make_agent(f"policy:{run / 'final_model.pt2'}", game).encoder,

@@ -22,10 +22,10 @@ SOURCES = (
     "games/carcassonne/scoring_kernels.py",
     "games/carcassonne/message_kernels.py",
     "games/carcassonne/kernels.py",
-    "encoders/tile_kernels.py",
-    "agents/tile_eval.py",
-    "encoders/afterstate_features.py",
-    "encoders/table_features.py",
+    "encoders/tile/kernels.py",
+    "agents/tile/potentials.py",
+    "encoders/features/afterstate.py",
+    "encoders/features/table.py",
 )
 _STAMP = "carcassonne_kernels.sha256"
 

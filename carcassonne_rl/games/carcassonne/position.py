@@ -104,6 +104,10 @@ class Position:
         """Codes of the legal actions (a fresh int32 array; layout in ``layout.py``)."""
         return self._ints[L.O_LEGAL : L.O_LEGAL + self._ints[L.R_NLEGAL]].copy()
 
+    def legal_codes(self) -> list[int]:
+        """The same codes as :meth:`legal_action_codes`, as a list of ints."""
+        return self._ints[L.O_LEGAL : L.O_LEGAL + self._ints[L.R_NLEGAL]].tolist()
+
     # ----------------------------------------------------------------- notation
     # ----------------------------------------------------------------- public state
     @property

@@ -5,7 +5,7 @@ Pure Python + numpy.  Rules: ``docs/rules/cardcassonne.md`` and the decisions in
 
 Usage::
 
-    state = new_game(CardGameConfig(players=3, seed=7))
+    state = new_game(GameConfig(players=3, seed=7))
     while not state.is_over:
         codes = state.legal_action_codes()
         state.apply_code(int(codes[0]))
@@ -25,7 +25,7 @@ Phases: ``setup_joker``, ``turn``, ``assign_animal_joker``, ``misplaced_card``, 
 
 from .actions import ACTIONS, NUM_ACTIONS, Action, action_text, parse_action_code
 from .cards import KIND_COUNTS, KIND_NAMES, NUM_KINDS, card_name, parse_card
-from .config import CardGameConfig
+from .config import GameConfig
 from .deal import deal_order
 from .determinize import determinize
 from .errors import IllegalActionError, NotationError, SavedGameError
@@ -33,7 +33,7 @@ from .redeal import redeal_unseen
 from .replay import load_json, replay
 from .rules_table import DECISIONS, RULES, RulesTable
 from .scoring import building_points
-from .state import PHASE_NAMES, CardState, ScoreEvent, new_game
+from .state import PHASE_NAMES, ScoreEvent, State, new_game
 from .views import PlayerView, view
 
 __all__ = [
@@ -46,8 +46,8 @@ __all__ = [
     "PHASE_NAMES",
     "RULES",
     "Action",
-    "CardGameConfig",
-    "CardState",
+    "GameConfig",
+    "State",
     "IllegalActionError",
     "NotationError",
     "PlayerView",

@@ -8,7 +8,7 @@ from .rules_table import RULES, RulesTable
 
 
 @dataclass(frozen=True)
-class CardGameConfig:
+class GameConfig:
     """``players`` (2-5), shuffle ``seed`` and the rules-decision table ``rules``."""
 
     players: int = 2

@@ -8,8 +8,8 @@ import random
 import numpy as np
 
 from .cards import KIND_COUNTS, NUM_KINDS
-from .config import CardGameConfig
-from .state import MISPLACED, PHASE_NAMES, SETUP, CardState
+from .config import GameConfig
+from .state import MISPLACED, PHASE_NAMES, SETUP, State
 from .views import HIDDEN, PlayerView, view
 
 
@@ -42,18 +42,18 @@ def unseen_counts(v: PlayerView) -> list[int]:
 
 
 def determinize(
-    state_or_view: CardState | PlayerView,
+    state_or_view: State | PlayerView,
     player: int,
     rng: random.Random | np.random.Generator | int | None = None,
-) -> CardState:
+) -> State:
     """A full state consistent with ``player``'s view, the hidden cards (other hands, others'
     face-down cards, the pile order) sampled uniformly from the unseen cards.
 
     The result plays on like any state but has no replayable record (``to_json`` raises).
     """
-    v = view(state_or_view, player) if isinstance(state_or_view, CardState) else state_or_view
+    v = view(state_or_view, player) if isinstance(state_or_view, State) else state_or_view
     if not isinstance(v, PlayerView):
-        raise ValueError("determinize expects a CardState or a PlayerView")
+        raise ValueError("determinize expects a State or a PlayerView")
     if v.player != player:
         raise ValueError(f"the view belongs to player {v.player}, not {player}")
     if rng is None or isinstance(rng, int):
@@ -64,8 +64,8 @@ def determinize(
     else:
         rng.shuffle(pool)
 
-    s = CardState.__new__(CardState)
-    s.config = CardGameConfig(players=v.players, seed=0)
+    s = State.__new__(State)
+    s.config = GameConfig(players=v.players, seed=0)
     s.n = n = v.players
     s.rules = s.config.rules
     s.replayable = False

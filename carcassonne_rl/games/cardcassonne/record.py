@@ -5,7 +5,7 @@
      "card_order": ["R1", "AJ", ...],               # 130 notations, top of the pile first
      "actions": ["setup G", "play R1 B down", ...]} # notations (integer codes also accepted)
 
-``CardState.to_json()`` writes it; ``load_json`` reads it back.
+``State.to_json()`` writes it; ``load_json`` reads it back.
 """
 
 from __future__ import annotations

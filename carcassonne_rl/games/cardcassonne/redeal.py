@@ -20,19 +20,19 @@ import numpy as np
 
 from .actions import PLAY_UP
 from .determinize import determinize
-from .state import CardState, new_game
+from .state import State, new_game
 from .table import FACE_DOWN, TURN
 from .views import view
 
 
-def _deal_owners(state: CardState) -> tuple[dict[int, tuple[int, int]], list[tuple]]:
+def _deal_owners(state: State) -> tuple[dict[int, tuple[int, int]], list[tuple]]:
     """Replay ``state``'s record: the (seat, round) each dealt pile position went to, and
     every face-down play as (action index, seat, row, round)."""
     replayed = new_game(state.config, state.card_order)
     owners: dict[int, tuple[int, int]] = {}
     n = replayed.n
 
-    def note_round(s: CardState) -> None:
+    def note_round(s: State) -> None:
         start = s.deck_pos - s.deal_size * n
         for i in range(s.deal_size):
             for j in range(1, n + 1):
@@ -52,8 +52,8 @@ def _deal_owners(state: CardState) -> tuple[dict[int, tuple[int, int]], list[tup
 
 
 def redeal_unseen(
-    state: CardState, player: int, rng: random.Random | np.random.Generator | int | None = None
-) -> CardState:
+    state: State, player: int, rng: random.Random | np.random.Generator | int | None = None
+) -> State:
     """A replayable game that ``player`` cannot tell from ``state`` (equal views), with the
     cards hidden from ``player`` drawn afresh, uniformly from the unseen ones.
 

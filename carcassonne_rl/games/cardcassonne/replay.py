@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 from .actions import parse_action_code
-from .config import CardGameConfig
+from .config import GameConfig
 from .errors import SavedGameError
 from .record import CONFIG_FIELDS, FORMAT
 from .rules_table import RulesTable
-from .state import CardState, new_game
+from .state import State, new_game
 
 
 def _field(d: dict, name: str, kind: type, where: str = "record"):
@@ -21,7 +21,7 @@ def _field(d: dict, name: str, kind: type, where: str = "record"):
     return v
 
 
-def replay(record: dict | str) -> CardState:
+def replay(record: dict | str) -> State:
     """A state rebuilt from a record (dict or JSON text) by replaying its actions."""
     if isinstance(record, str):
         try:
@@ -45,7 +45,7 @@ def replay(record: dict | str) -> CardState:
     seed = _field(cfg, "seed", int, "config")
     try:
         rules = RulesTable.from_dict(cfg["rules"]) if "rules" in cfg else None
-        config = CardGameConfig(players, seed, rules) if rules else CardGameConfig(players, seed)
+        config = GameConfig(players, seed, rules) if rules else GameConfig(players, seed)
     except (ValueError, TypeError, KeyError, IndexError) as e:
         raise SavedGameError(f"field 'config' is invalid: {e}") from None
     order = _field(record, "card_order", list)
@@ -68,7 +68,7 @@ def replay(record: dict | str) -> CardState:
     return state
 
 
-def load_json(text: str) -> CardState:
+def load_json(text: str) -> State:
     """Load a game saved with ``state.to_json()``."""
     if not isinstance(text, str):
         raise SavedGameError(f"load_json expects JSON text, got {type(text).__name__}")

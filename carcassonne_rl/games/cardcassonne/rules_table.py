@@ -2,7 +2,7 @@
 
 Everything the rulebooks (German and Dutch) leave open (see docs/rules/cardcassonne.md),
 and every number the engine scores with, lives in :class:`RulesTable`.  The engine reads
-the default :data:`RULES`; a game may carry another table through ``CardGameConfig.rules``.
+the default :data:`RULES`; a game may carry another table through ``GameConfig.rules``.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from .cards import (
     parse_card_order,
     standard_deck,
 )
-from .config import CardGameConfig
+from .config import GameConfig
 from .errors import IllegalActionError, NotationError
 from .record import to_json
 from .scoring import building_points
@@ -61,7 +61,7 @@ from .table import (
 )
 from .views import PlayerView, view
 
-__all__ = ["FACE_DOWN", "PHASE_NAMES", "TURN", "CardState", "ScoreEvent", "new_game"]
+__all__ = ["FACE_DOWN", "PHASE_NAMES", "TURN", "State", "ScoreEvent", "new_game"]
 
 
 # Per card kind: the codes of playing it face down (any row) / face up (own row; jokers any).
@@ -76,16 +76,16 @@ _FOLLOWER_CODES = tuple(FOLLOWER + r for r in range(4))
 _SETUP_CODES = [SETUP_ROW + r for r in range(4)]
 
 
-class CardState(CardTable):
+class State(CardTable):
     """A Cardcassonne game in progress.  Create it with :func:`new_game`."""
 
     __slots__ = ()
 
-    def __init__(self, config: CardGameConfig, card_order: list[int]):
+    def __init__(self, config: GameConfig, card_order: list[int]):
         super().__init__(config, card_order)
         self._run_setup()
 
-    def clone(self) -> CardState:
+    def clone(self) -> State:
         """An independent copy."""
         return super().clone()  # type: ignore[return-value]
 
@@ -98,8 +98,8 @@ class CardState(CardTable):
         """What seat ``player`` knows (a :class:`.views.PlayerView`)."""
         return view(self, player)
 
-    def legal_codes_list(self) -> list[int]:
-        """Legal action codes as a Python list (sorted)."""
+    def legal_codes(self) -> list[int]:
+        """Legal action codes as a list of ints (sorted; as an array: ``legal_action_codes``)."""
         ph = self._phase
         if ph == TURN:
             p = self.current
@@ -124,10 +124,11 @@ class CardState(CardTable):
         return []
 
     def legal_action_codes(self) -> np.ndarray:
-        return np.array(self.legal_codes_list(), dtype=np.int32)
+        """The same codes as :meth:`legal_codes`, as a fresh int32 array."""
+        return np.array(self.legal_codes(), dtype=np.int32)
 
     def legal_actions(self) -> list[Action]:
-        return [ACTIONS[c] for c in self.legal_codes_list()]
+        return [ACTIONS[c] for c in self.legal_codes()]
 
     def action_to_string(self, action: Action | int) -> str:
         code = action.code if isinstance(action, Action) else int(action)
@@ -156,7 +157,7 @@ class CardState(CardTable):
             text = action_text(code)
         except NotationError:
             text = str(code)
-        n_legal = len(self.legal_codes_list())
+        n_legal = len(self.legal_codes())
         return IllegalActionError(
             f"illegal action {text!r} (code {code}) in phase {self.phase!r} for player "
             f"{self.current}: {why} ({n_legal} legal actions)"
@@ -416,18 +417,18 @@ class CardState(CardTable):
         self.current = -1
 
 
-def new_game(config: CardGameConfig | None = None, card_order=None) -> CardState:
+def new_game(config: GameConfig | None = None, card_order=None) -> State:
     """A fresh game.  ``card_order``: optional list of the 130 card notations (or kind ints),
     top of the pile first: the first 10 are turned up in setup, the rest dealt in order
     (one card at a time, starting left of the dealer).  Without it the pile is shuffled
     from ``config.seed``."""
-    config = config or CardGameConfig()
+    config = config or GameConfig()
     if card_order is None:
         order = standard_deck()
         random.Random(config.seed).shuffle(order)
     else:
         order = parse_card_order(list(card_order))
-    return CardState(config, order)
+    return State(config, order)
 
 
 assert NUM_ACTIONS == 206

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cards import BUILDING_JOKER, NUM_KINDS
-from .config import CardGameConfig
+from .config import GameConfig
 
 SETUP, TURN, ASSIGN_JOKER, MISPLACED, OVER = range(5)
 PHASE_NAMES = ("setup_joker", "turn", "assign_animal_joker", "misplaced_card", "game_over")
@@ -39,7 +39,7 @@ class ScoreEvent:
 class CardTable:
     """The cards on and under the table, and the queries that read them.
 
-    :class:`.state.CardState` adds the rules (legal actions, applying them, scoring)."""
+    :class:`.state.State` adds the rules (legal actions, applying them, scoring)."""
 
     __slots__ = (
         "config",
@@ -78,7 +78,7 @@ class CardTable:
     )
 
     # ------------------------------------------------------------------ creation
-    def __init__(self, config: CardGameConfig, card_order: list[int]):
+    def __init__(self, config: GameConfig, card_order: list[int]):
         rules = config.rules
         n = config.players
         self.config = config

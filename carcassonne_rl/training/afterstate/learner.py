@@ -8,18 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.afterstate_agent import (
+from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
+from carcassonne_rl.agents.tile.afterstate import (
     MODEL_KIND,
     load_value_net,
     net_feature_set,
 )
-from carcassonne_rl.agents.value_net import MLP, ModelFileError
-from carcassonne_rl.encoders.table_features import feature_set
+from carcassonne_rl.encoders.features.table import feature_set
+from carcassonne_rl.training.afterstate.config import AfterstateConfig
 from carcassonne_rl.training.run_files import (
     atomic_write_bytes,
 )
-
-from .config import AfterstateConfig
 
 
 def torch_net(config: AfterstateConfig):

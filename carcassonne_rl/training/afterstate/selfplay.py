@@ -10,16 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.afterstate_agent import (
+from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
+from carcassonne_rl.agents.tile.afterstate import (
     combine,
     options,
     pick,
     value_inputs,
 )
-from carcassonne_rl.agents.value_net import MLP, single_threaded_blas
-from carcassonne_rl.encoders.table_features import feature_set, seat_features
-
-from .config import AfterstateConfig
+from carcassonne_rl.encoders.features.table import feature_set, seat_features
+from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
 NET, GREEDY, SNAPSHOT = 0, 1, 2  # who plays a seat
 
@@ -65,8 +64,8 @@ def play_games(
     (``greedy`` or ``heuristic``), SNAPSHOT seats ``snapshot_layers`` (a past network).
     Returns the recorded positions (every seat's), their lambda-return targets and, per
     player count, the network seats' margins in games with baseline seats."""
-    from carcassonne_rl.agents.tile_greedy import TileGreedyAgent
-    from carcassonne_rl.agents.tile_heuristic import TileHeuristicAgent
+    from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
+    from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
 
     single_threaded_blas()
     features = config.feature_set

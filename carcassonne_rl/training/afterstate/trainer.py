@@ -1,7 +1,7 @@
 """Afterstate value learning with TD(lambda) by self-play (``train --algo afterstate``).
 
 TD-Gammon's method for a dice game, applied to a tile game: the agent values each option by
-the position it leads to (``agents.afterstate_agent``), so learning a good *value* is enough
+the position it leads to (``agents.tile.afterstate``), so learning a good *value* is enough
 to play well, and no policy gradient is needed. Each iteration:
 
 1. **Self-play**, in parallel over the cores: every worker process keeps
@@ -38,16 +38,15 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.training.afterstate.config import STATE_FILE, AfterstateConfig, table_label
+from carcassonne_rl.training.afterstate.learner import Learner, export
+from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT, play_games
 from carcassonne_rl.training.run_files import (
     atomic_save_model,
     atomic_write_json,
     remove_temporaries,
 )
-
-from .config import STATE_FILE, AfterstateConfig, table_label
-from .learner import Learner, export
-from .selfplay import GREEDY, NET, SNAPSHOT, play_games
 
 __all__ = ["STATE_FILE", "AfterstateConfig", "Learner", "export", "play_games", "train_afterstate"]
 

@@ -1,3 +1,3 @@
 """Distillation of a teacher's option values into the tile ``features`` policy (see
-``agents/tile_obs_features.py``): :mod:`.demos` plays and reads the demonstrations,
+``agents/tile/obs_policy/feature_net.py``): :mod:`.demos` plays and reads the demonstrations,
 :mod:`.fit` trains the two option-scoring heads and exports them for numpy play."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from carcassonne_rl.encoders.obs_features import option_features
+from carcassonne_rl.agents.tile.obs_policy.features import option_features
 from carcassonne_rl.training.ppo.warm_start import _load_game, _play_game, _save_game
 from carcassonne_rl.training.train_config import TrainConfig
 

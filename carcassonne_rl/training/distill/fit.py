@@ -15,9 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from carcassonne_rl.training.feature_heads import FeatureHeads
-
-from .demos import HEADS, HeadRows
+from carcassonne_rl.training.distill.demos import HEADS, HeadRows
+from carcassonne_rl.training.obs_policy.heads import FeatureHeads
 
 
 def _group_log_softmax(x: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.afterstate_agent import load_value_net, net_feature_set
-from carcassonne_rl.agents.tile_blend import PRETRAINED_2P_WEIGHT, blend, net_margins
-from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.agents.tile.afterstate import load_value_net, net_feature_set
+from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, blend, net_margins
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
 from carcassonne_rl.training.afterstate.learner import export, load_weights, torch_net
 

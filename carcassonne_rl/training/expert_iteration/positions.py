@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.afterstate_agent import pick, value_inputs
-from carcassonne_rl.agents.tile_search import ExpectimaxAgent
-from carcassonne_rl.agents.value_net import MLP
+from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.agents.tile.afterstate import pick, value_inputs
+from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
 
 SETTINGS_FILE = "positions.json"

@@ -31,7 +31,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from carcassonne_rl.encoders.tile_kernels import B_LAST, NUM_BOARD_PLANES
+from carcassonne_rl.encoders.tile.kernels import B_LAST, NUM_BOARD_PLANES
 
 CARD_NET_ARCH = {"pi": [256, 256], "vf": [256, 256]}
 

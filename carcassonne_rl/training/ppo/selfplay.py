@@ -43,6 +43,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
 from carcassonne_rl.runtime.progress import count, on_terminal, phase, plain_training_progress
+from carcassonne_rl.training.ppo.opponent_pool import OpponentPool, PoolSchedule
+from carcassonne_rl.training.ppo.policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
 from carcassonne_rl.training.run_files import (
     atomic_link,
     atomic_save_model,
@@ -52,9 +54,6 @@ from carcassonne_rl.training.run_files import (
     remove_temporaries,
 )
 from carcassonne_rl.training.train_config import TrainConfig
-
-from .opponent_pool import OpponentPool, PoolSchedule
-from .policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
 
 STATE_FILE = "trainer_state.json"
 
@@ -129,7 +128,7 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
         verbose=0,
     )
     if config.game == "carcassonne" and config.tile_net == "features":
-        from .feature_policy import TileFeaturePolicy, head_shape
+        from carcassonne_rl.training.obs_policy.ppo_policy import TileFeaturePolicy, head_shape
 
         kwargs = head_shape(config.warm_start_init)  # the heads of the policy it starts from
         policy_kwargs = {"features_extractor_kwargs": kwargs}
@@ -217,8 +216,8 @@ def init_policy(model: MaskablePPO, path: str | Path) -> None:
     if not path.is_file():
         raise FileNotFoundError(f"warm_start_init: no saved policy at {path}")
     if path.suffix == ".npz":
-        from carcassonne_rl.agents.tile_obs_net import load_tile_obs_policy
-        from carcassonne_rl.training.feature_heads import load_heads
+        from carcassonne_rl.agents.tile.obs_policy.board_net import load_tile_obs_policy
+        from carcassonne_rl.training.obs_policy.heads import load_heads
 
         net = load_tile_obs_policy(path)
         heads = getattr(model.policy.features_extractor, "heads", None)
@@ -241,7 +240,7 @@ def warm(
     model: MaskablePPO, config: TrainConfig, out: Path, state: dict, progress: bool = True
 ) -> None:
     """Imitate ``config.warm_start_agent`` (see warm_start.py); its result is snapshot 0."""
-    from .warm_start import collect, pretrain
+    from carcassonne_rl.training.ppo.warm_start import collect, pretrain
 
     t0 = time.time()
     phase(

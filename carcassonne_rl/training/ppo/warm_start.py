@@ -10,7 +10,7 @@ return the env's reward mode would give from there on), and fits the policy to t
 ``warm_start_games=0`` for pure self-play from scratch.
 
 With ``warm_start_augment`` (tile game) every sample is seen turned by a quarter turn more
-in each epoch (``encoders.tile_symmetry``): over 4 epochs, in all 4 rotations, at the cost
+in each epoch (``encoders.tile.symmetry``): over 4 epochs, in all 4 rotations, at the cost
 of one epoch each (the samples are turned batch by batch, not stored four times).
 
 With ``observation="v1"`` the samples are ``carcassonne_v1`` dicts, stored as
@@ -42,8 +42,8 @@ from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.policy_agent import make_encoder
 from carcassonne_rl.arena.match import Setup
 from carcassonne_rl.encoders import TileEncoder
-from carcassonne_rl.encoders.tile_encoder import NUM_PLANES
-from carcassonne_rl.encoders.tile_symmetry import rotate_actions, rotate_batch
+from carcassonne_rl.encoders.tile.encoder import NUM_PLANES
+from carcassonne_rl.encoders.tile.symmetry import rotate_actions, rotate_batch
 from carcassonne_rl.runtime.progress import progress_bar
 from carcassonne_rl.training.train_config import TrainConfig
 

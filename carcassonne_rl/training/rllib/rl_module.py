@@ -16,7 +16,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 
-from .networks import ActorCriticNet, masked
+from carcassonne_rl.training.rllib.networks import ActorCriticNet, masked
 
 
 class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):

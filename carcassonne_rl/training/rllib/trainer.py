@@ -28,9 +28,8 @@ from typing import Any
 
 from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
 from carcassonne_rl.runtime.ray_session import ClusterError, ray_session
+from carcassonne_rl.training.rllib.multi_agent_env import LEARNER, TurnBasedMultiAgentEnv
 from carcassonne_rl.training.train_config import TrainConfig
-
-from .multi_agent_env import LEARNER, TurnBasedMultiAgentEnv
 
 MAIN = "main"
 SNAPSHOT_SLOTS = 4
@@ -93,7 +92,7 @@ def build_algorithm(config: TrainConfig, num_env_runners: int) -> Any:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from .rl_module import MaskedActorCriticModule
+    from carcassonne_rl.training.rllib.rl_module import MaskedActorCriticModule
 
     probe_env = TurnBasedMultiAgentEnv(env_config(config))
     obs_space = probe_env.observation_spaces[LEARNER]
@@ -170,7 +169,7 @@ def export_main(algo: Any, config: TrainConfig, path: Path) -> Path:
     """``main`` exported at ``path`` (loadable by ``policy:PATH`` without Ray)."""
     import torch
 
-    from .networks import ActorCriticNet, export_policy
+    from carcassonne_rl.training.rllib.networks import ActorCriticNet, export_policy
 
     encoder = make_encoder(config.game, config.expansions, config.window, config.observation)
     space = encoder.observation_space

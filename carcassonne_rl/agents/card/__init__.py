@@ -1,0 +1,1 @@
+"""Cardcassonne agents: row values, greedy, information-set MCTS."""

@@ -1,0 +1,1 @@
+"""Search and network code shared by both games' agents: the UCT core and the numpy MLP."""

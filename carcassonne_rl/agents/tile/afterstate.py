@@ -1,0 +1,173 @@
+"""A tile-game agent that ranks its options by a learned afterstate value.
+
+For the decision pending in a position, every option is played out on a clone and the turn
+is settled (``tile_greedy.after``: the Messages steps by default rules); a tile placement is
+judged together with each of its follower options (the two-stage move, as the greedy
+baseline does). All the resulting afterstates are encoded from the decider's seat
+(``encoders.features.afterstate``) and valued by the network in **one batched forward
+pass**; a finished game is valued exactly (``tanh(margin / value_scale)``). The agent takes
+the best (``epsilon`` > 0: sometimes one of the next best, for exploration in training).
+Creating the agent makes numpy's BLAS single-threaded in its process (``value_net``).
+
+The network estimates ``tanh(final margin / value_scale)`` for the seat it is asked about,
+margin = own final score - best other final score; it is trained by
+:mod:`carcassonne_rl.training.afterstate`. It reads the feature set its model file names
+(``meta["feature_set"]``, see ``encoders.features.table``; files without one read ``v1``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.base import BaseAgent
+from carcassonne_rl.agents.common.value_net import MLP, ModelFileError, single_threaded_blas
+from carcassonne_rl.agents.tile.greedy import after
+from carcassonne_rl.agents.tile.hidden import resample_hidden
+from carcassonne_rl.encoders.features.table import (
+    DEFAULT_FEATURE_SET,
+    feature_set,
+    seat_features,
+)
+
+MODEL_KIND = "tile_afterstate_value"
+
+
+@dataclass
+class Option:
+    """A decision (``code``, and for a placement the ``follower`` code) and its afterstate."""
+
+    code: int
+    follower: int | None
+    state: Any
+
+
+def options(state: Any) -> list[Option]:
+    """Every option of the pending decision, with its settled afterstate. With The Messages,
+    settling may draw message cards, so the options are played on a clone whose hidden
+    order (unseen messages, undrawn tiles) is resampled from what the players know: the
+    afterstates never depend on the true hidden order."""
+    if getattr(state.config, "messages", False):
+        state = state.clone()
+        resample_hidden(state, random.Random(0))
+    out = []
+    placing = state.phase == "place_tile"
+    for code in state.legal_action_codes().tolist():
+        child = after(state, code)
+        if placing and child.phase == "place_follower" and not child.is_over:
+            for f in child.legal_action_codes().tolist():
+                out.append(Option(code, f, after(child, f)))
+        else:
+            out.append(Option(code, None, child))
+    return out
+
+
+def final_value(state: Any, player: int, scale: float) -> float:
+    scores = state.scores
+    others = np.delete(scores, player)
+    return math.tanh((float(scores[player]) - float(others.max())) / scale)
+
+
+def net_feature_set(net: MLP) -> str:
+    """The feature set a value network reads (``v1`` for files older than the key)."""
+    return str(net.meta.get("feature_set", DEFAULT_FEATURE_SET))
+
+
+def value_inputs(
+    children: list[Any], player: int, features: str = DEFAULT_FEATURE_SET
+) -> tuple[np.ndarray, np.ndarray]:
+    """(feature set ``features`` of the unfinished afterstates, index of each in
+    ``children`` or -1)."""
+    rows = []
+    where = np.full(len(children), -1, np.int64)
+    for i, child in enumerate(children):
+        if not child.is_over:
+            where[i] = len(rows)
+            rows.append(seat_features(child, player, features))
+    x = np.stack(rows) if rows else np.zeros((0, feature_set(features)[0]), np.float32)
+    return x, where
+
+
+def values_from(net: MLP, children: list[Any], player: int) -> np.ndarray:
+    """Value of each afterstate for ``player`` (one forward pass for all)."""
+    x, where = value_inputs(children, player, net_feature_set(net))
+    out = net.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
+    return combine(out, where, children, player, net.meta["value_scale"])
+
+
+def combine(
+    net_values: np.ndarray, where: np.ndarray, children: list[Any], player: int, scale: float
+) -> np.ndarray:
+    """Network values where the game goes on, exact values where it is over."""
+    vals = np.empty(len(children), np.float64)
+    for i, child in enumerate(children):
+        vals[i] = net_values[where[i]] if where[i] >= 0 else final_value(child, player, scale)
+    return vals
+
+
+def pick(vals: np.ndarray, rng: Any, epsilon: float = 0.0, top: int = 4) -> int:
+    """Index of the best value; with probability ``epsilon`` one of the ``top`` best."""
+    if epsilon > 0 and len(vals) > 1 and rng.random() < epsilon:
+        order = np.argsort(-vals)[:top]
+        return int(order[rng.randrange(len(order))])
+    best = vals.max()
+    ties = np.flatnonzero(vals >= best - 1e-7)
+    return int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
+
+
+def load_value_net(path: str | Path) -> MLP:
+    """A tile-game afterstate value network from an ``.npz`` model file."""
+    net = MLP.load(path, kind=MODEL_KIND)
+    try:
+        width = feature_set(net_feature_set(net))[0]
+    except ValueError as err:
+        raise ModelFileError(f"{path}: {err}") from None
+    if net.inputs != width:
+        raise ModelFileError(
+            f"{path} reads {net.inputs} features; its feature set "
+            f"{net_feature_set(net)!r} has {width} in this version"
+        )
+    return net
+
+
+class AfterstateAgent(BaseAgent):
+    """Plays the option whose afterstate the network values most."""
+
+    def __init__(
+        self, net: MLP, seed: int | None = None, epsilon: float = 0.0, name: str = "afterstate"
+    ) -> None:
+        super().__init__(seed)
+        self.net = net
+        self.epsilon = epsilon
+        self.name = name
+        self.scale = float(net.meta["value_scale"])
+        single_threaded_blas()
+
+    def act(self, state: Any, player: int) -> int:
+        codes = state.legal_action_codes()
+        if len(codes) == 1 and state.phase != "place_tile":
+            return int(codes[0])
+        opts = options(state)
+        vals = self.values([o.state for o in opts], player)
+        return opts[pick(vals, self.rng, self.epsilon)].code
+
+    def values(self, children: list[Any], player: int) -> np.ndarray:
+        """Value of each afterstate for ``player`` (``tanh(margin / value_scale)``)."""
+        return values_from(self.net, children, player)
+
+    def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
+        """(the legal codes of the pending decision, the network's value of each for
+        ``player``): a placement is worth its best follower option. What a student policy
+        imitates when it learns the whole ranking rather than the one move played."""
+        opts = options(state)
+        vals = self.values([o.state for o in opts], player)
+        best: dict[int, float] = {}
+        for opt, v in zip(opts, vals, strict=True):
+            best[opt.code] = max(best.get(opt.code, -math.inf), float(v))
+        codes = list(best)
+        return codes, np.array([best[c] for c in codes], np.float64)

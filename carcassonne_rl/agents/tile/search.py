@@ -1,0 +1,255 @@
+"""Expectimax over the next tile with an afterstate value network at the leaves.
+
+``pretrained:search`` (``pretrained:search=K``): the agent values all its options with the
+network, as :class:`AfterstateAgent` does, then looks one turn further for the ``K`` best
+(default 4). After a candidate, the next seat draws a tile: the draw is a chance node over
+the *public* multiset of tiles not placed yet (the pile's order is never read; the drawn tile
+counts among the unknown ones), each distinct tile with its probability. For every tile the
+next seat answers with its own best option by the network (its placement with its follower
+choice, the turn settled), and the candidate is worth the expectation of the resulting
+positions for the searching seat. A tile that would fit nowhere is left out (the rules
+discard and redraw it) and the others renormalised. The candidate with the best expectation
+is played; a finished game is valued exactly.
+
+``pretrained:search=K:S`` looks further: after each of the next seat's replies, ``S``
+continuations draw a tile at random from the unknown ones for every seat in turn (each seat
+playing its best option by its own values) until the searching seat has placed its own next
+tile, and the reply is worth the mean of the searching seat's best values there. Every
+candidate sees the same draws (one random stream per decision, keyed by the reply's tile and
+the continuation's number), so the candidates are compared on common chance.
+
+How a leaf is valued for the searching seat: with 2 players, as minus the next seat's own
+value of its afterstate (the network's target, the margin to the best other, is then
+antisymmetric, and the network is asked only about positions of the kind it learnt: right
+after the mover's turn); with more, by the network from the searching seat. With ``weight``
+(at 2 players, as ``pretrained`` plays there) every value, the replies' included, is the
+network-heuristic blend of :mod:`tile_blend`.
+
+Decisions other than a tile placement (follower choices were weighed with the placement,
+The Messages' steps) take the network's best option.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.base import BaseAgent
+from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
+from carcassonne_rl.agents.tile.afterstate import (
+    final_value,
+    net_feature_set,
+    options,
+    pick,
+    values_from,
+)
+from carcassonne_rl.agents.tile.blend import blend, blended_values, heuristic_margins
+from carcassonne_rl.encoders.features.afterstate import player_features
+from carcassonne_rl.encoders.features.table import feature_set
+from carcassonne_rl.games.carcassonne import layout as L
+from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
+
+
+def unknown_tiles(state: Any) -> dict[int, int]:
+    """Tile type -> count of the tiles the next seat may draw (public multiset): the pile,
+    plus the tile just drawn in a position where a tile is to be placed."""
+    ints = state._ints
+    pos, end = int(ints[L.R_DECKPOS]), int(ints[L.R_DECKLEN])
+    counts = np.bincount(ints[L.O_DECK + pos : L.O_DECK + end], minlength=1).tolist()
+    out = {t: n for t, n in enumerate(counts) if n}
+    if ints[L.R_PHASE] == L.PHASE_TILE and ints[L.R_TILE] >= 0:
+        t = int(ints[L.R_TILE])
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+def with_drawn_tile(state: Any, tile: int) -> Any | None:
+    """A clone of ``state`` (a tile to place) where the tile drawn is ``tile`` instead
+    (swapped with one copy in the pile); ``None`` if ``tile`` fits nowhere."""
+    s = state.clone()
+    ints = s._ints
+    drawn = int(ints[L.R_TILE])
+    if tile == drawn:
+        return s
+    pos, end = int(ints[L.R_DECKPOS]), int(ints[L.R_DECKLEN])
+    where = np.flatnonzero(ints[L.O_DECK + pos : L.O_DECK + end] == tile)
+    if len(where) == 0:
+        raise ValueError(f"tile type {tile} is not among the unknown tiles")
+    ints[L.O_DECK + pos + int(where[0])] = drawn
+    ints[L.O_DECK + pos - 1] = tile
+    ints[L.R_TILE] = tile
+    if gen_placements(s._board, ints, s._tiles) == 0:
+        return None
+    return s
+
+
+class ExpectimaxAgent(BaseAgent):
+    """The network's choice refined by an expectimax over the next seat's tile (and, with
+    ``samples``, sampled draws of the tiles after it until the searching seat has played
+    again)."""
+
+    def __init__(
+        self,
+        net: MLP,
+        candidates: int = 4,
+        seed: int | None = None,
+        name: str = "search",
+        weight: float | None = None,
+        samples: int = 0,
+    ) -> None:
+        super().__init__(seed)
+        if candidates < 1:
+            raise ValueError(f"search needs at least 1 candidate, got {candidates}")
+        if samples < 0:
+            raise ValueError(f"search samples must be >= 0, got {samples}")
+        self.net = net
+        self.weight = weight  # the network's share of a network-heuristic blend (tile_blend)
+        self.candidates = candidates
+        self.samples = samples  # sampled continuations per tile of the next seat
+        self.name = name
+        self.scale = float(net.meta["value_scale"])
+        self.seat_vector = feature_set(net_feature_set(net))[1]
+        self.nodes = 0  # afterstates valued in the last decision
+        self._stream = 0  # the decision's random stream: the same draws for every candidate
+        single_threaded_blas()
+
+    def _forward(self, rows: list[np.ndarray]) -> np.ndarray:
+        return self.net.forward(np.stack(rows))[:, 0] if rows else np.zeros(0, np.float32)
+
+    def values(self, children: list[Any], player: int) -> np.ndarray:
+        """Value of each afterstate for ``player``: the network's, or the blend."""
+        if self.weight is None:
+            return values_from(self.net, children, player)
+        return blended_values(self.net, children, player, self.weight)
+
+    def _blend(self, values: np.ndarray, states: list[Any], feats: list[Any], seat: int
+               ) -> np.ndarray:  # fmt: skip
+        if self.weight is None or not len(values):
+            return values
+        return blend(values, heuristic_margins(states, feats, seat), self.weight, self.scale)
+
+    def _reply(self, s: Any, me: int) -> tuple[Any, float]:
+        """The next seat's best option in ``s`` (its tile drawn) by its own values, and
+        that afterstate's value for ``me``."""
+        nxt = s.current_player
+        two = s.config.players == 2
+        replies = [o.state for o in options(s)]
+        self.nodes += len(replies)
+        mine, theirs, rows_me, rows_them, where, going, feats = [], [], [], [], [], [], []
+        for r in replies:
+            if r.is_over:
+                theirs.append(final_value(r, nxt, self.scale))
+                mine.append(final_value(r, me, self.scale))
+                where.append(-1)
+                continue
+            per, left = player_features(r)
+            going.append(r)
+            feats.append((per, left))
+            rows_them.append(self.seat_vector(per, left, nxt, r.config))
+            if not two:
+                rows_me.append(self.seat_vector(per, left, me, r.config))
+            where.append(len(rows_them) - 1)
+            theirs.append(0.0)
+            mine.append(0.0)
+        v_them = self._blend(self._forward(rows_them), going, feats, nxt)
+        v_me = -v_them if two else self._blend(self._forward(rows_me), going, feats, me)
+        for i, w in enumerate(where):
+            if w >= 0:
+                theirs[i], mine[i] = float(v_them[w]), float(v_me[w])
+        best = int(np.argmax(theirs))
+        return replies[best], mine[best]
+
+    def _sampled_draw(self, state: Any, rng: np.random.Generator) -> Any | None:
+        """``state`` with a tile drawn at random from the unknown ones (a tile that fits
+        nowhere is set aside and another drawn, as the rules do); ``None`` if none fits."""
+        counts = unknown_tiles(state)
+        while counts:
+            tiles = list(counts)
+            weights = np.array([counts[t] for t in tiles], np.float64)
+            tile = tiles[int(np.searchsorted(np.cumsum(weights), rng.random() * weights.sum(),
+                                             side="right"))]  # fmt: skip
+            s = with_drawn_tile(state, tile)
+            if s is not None:
+                return s
+            del counts[tile]
+        return None
+
+    def _continuation(self, after: Any, me: int, rng: np.random.Generator) -> float | None:
+        """Value for ``me`` after one sampled draw per seat, each seat playing its best
+        option by its own values, until ``me`` has played (``None``: no tile fits)."""
+        s = after
+        while True:
+            if s.is_over:
+                return final_value(s, me, self.scale)
+            if s.phase != "place_tile":
+                return float(self.values([s], me)[0])
+            drawn = self._sampled_draw(s, rng)
+            if drawn is None:
+                return None
+            mover = drawn.current_player
+            children = [o.state for o in options(drawn)]
+            self.nodes += len(children)
+            vals = self.values(children, mover)
+            best = int(np.argmax(vals))
+            if mover == me:
+                return float(vals[best])
+            s = children[best]
+
+    def expectation(self, after: Any, me: int) -> float:
+        """Expected value for ``me`` of the settled afterstate ``after`` once the next seat
+        has drawn (chance) and played its best option (by the network); with ``samples``,
+        each of those positions valued by the mean of as many sampled continuations."""
+        if after.is_over:
+            return final_value(after, me, self.scale)
+        if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
+            return float(self.values([after], me)[0])
+        total, weight = 0.0, 0
+        for tile, count in unknown_tiles(after).items():
+            s = with_drawn_tile(after, tile)
+            if s is None:
+                continue
+            reply, value = self._reply(s, me)
+            if self.samples and not reply.is_over:
+                rollouts = []
+                for j in range(self.samples):
+                    rng = np.random.default_rng((self._stream, tile, j))
+                    v = self._continuation(reply, me, rng)
+                    if v is not None:
+                        rollouts.append(v)
+                if rollouts:
+                    value = float(np.mean(rollouts))
+            total += count * value
+            weight += count
+        if weight == 0:
+            return float(self.values([after], me)[0])
+        return total / weight
+
+    def search(self, state: Any, player: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
+        """(the options of a tile placement, their values by the network, the search's
+        expectation of the ``candidates`` best: ``-inf`` for the options not searched; a
+        single option is not searched and keeps its value)."""
+        opts = options(state)
+        vals = self.values([o.state for o in opts], player)
+        self.nodes = len(opts)
+        if len(opts) == 1:
+            return opts, vals, vals.copy()
+        order = np.argsort(-vals, kind="stable")[: self.candidates]
+        if self.samples:
+            self._stream = self.rng.randrange(2**31)
+        refined = np.full(len(opts), -np.inf)
+        for i in order:
+            refined[i] = self.expectation(opts[i].state, player)
+        return opts, vals, refined
+
+    def act(self, state: Any, player: int) -> int:
+        codes = state.legal_action_codes()
+        if len(codes) == 1 and state.phase != "place_tile":
+            return int(codes[0])
+        if state.phase != "place_tile":
+            opts = options(state)
+            vals = self.values([o.state for o in opts], player)
+            self.nodes = len(opts)
+            return opts[pick(vals, self.rng)].code
+        opts, _, refined = self.search(state, player)
+        return opts[pick(refined, self.rng)].code

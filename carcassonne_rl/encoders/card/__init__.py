@@ -1,0 +1,1 @@
+"""Cardcassonne observation encoder and its per-seat incremental cache."""
