@@ -34,7 +34,7 @@ FLOORS: list[tuple[str, ...]] = [
 FLOOR_OF = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
 ROOM_TEXT = {
     "games": "rules engines",
-    "runtime": "progress, user errors, Ray session",
+    "runtime": "progress, user errors, Ray session, seeds",
     "encoders": "state -> tensors, action codes",
     "envs": "PettingZoo / Gymnasium envs",
     "agents": "random, greedy, MCTS, trained",

@@ -268,8 +268,8 @@ def check_command(words: list[str]) -> None:
     elif args and (program == "bash" or program.startswith("python") and args[0].endswith(".py")):
         assert (REPO / args[0]).is_file(), f"{shlex.join(words)}: no file {args[0]}"
     elif program == "pytest":
-        for arg in args:
-            if not arg.startswith("-"):
+        for before, arg in zip(["", *args], args, strict=False):
+            if not arg.startswith("-") and before not in ("-m", "-k"):  # not a marker/keyword
                 path = arg.split("::")[0]
                 assert (REPO / path).exists(), f"{shlex.join(words)}: no path {path}"
     elif program == "pip" and "-e" in args:

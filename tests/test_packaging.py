@@ -26,7 +26,7 @@ for make in (carcassonne_v0.env, cardcassonne_v0.env):
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert env.unwrapped.state.is_over and env.render().ndim == 3
+    assert env.unwrapped.game_state.is_over and env.render().ndim == 3
 print("episodes done")
 """
 

@@ -4,6 +4,7 @@
 """
 
 from carcassonne_rl.agents.base import Agent, BaseAgent, ViewAgent
-from carcassonne_rl.agents.registry import GAMES, NAMES, make_agent
+from carcassonne_rl.agents.registry import NAMES, make_agent
+from carcassonne_rl.games.registry import GAMES
 
 __all__ = ["GAMES", "NAMES", "Agent", "BaseAgent", "ViewAgent", "make_agent"]

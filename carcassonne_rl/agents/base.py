@@ -1,11 +1,11 @@
 """The agent protocol shared by every player of either game (arena, training, human play).
 
 An agent receives the engine state and its seat, and returns an engine action code legal in
-that state (``state.legal_action_codes()``). Envs give the state as ``env.unwrapped.state``;
-encoders map codes to env action indices (``index_of`` / ``code_of``).
+that state (``state.legal_action_codes()``). Envs give the state as
+``env.unwrapped.game_state``; encoders map codes to env action indices (``index_of`` / ``code_of``).
 
 Hidden information: a tile-game agent may read the state but must not use the order of the
-draw pile (search agents resample it, see :mod:`.tile_hidden`). A card-game agent derives
+draw pile (search agents resample it: ``state.resample_hidden(rng)``). A card-game agent derives
 from :class:`ViewAgent`, whose ``act`` builds the player's information state
 (``view(state, player)``) and hands only that to :meth:`ViewAgent.decide`, so hidden cards
 cannot reach the decision.

@@ -7,7 +7,7 @@ access and no torch.
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
   forward pass per decision): at 2 players the 2-player network (``carcassonne_2p.npz``,
-  features ``v1``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
+  features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
   the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``),
   at 3-5 players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
   features ``table``) or, without The Messages, the observation networks distilled from it

@@ -1,20 +1,17 @@
-"""Uniformly random legal play (both games)."""
+"""Uniformly random legal play (both games).
+
+:class:`RandomAgent` is defined once, in :mod:`carcassonne_rl.envs.random_agent` (the default
+opponent of ``SingleAgentEnv``), and re-exported here.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from carcassonne_rl.agents.base import BaseAgent, ViewAgent
+from carcassonne_rl.agents.base import ViewAgent
+from carcassonne_rl.envs.random_agent import RandomAgent
 
-
-class RandomAgent(BaseAgent):
-    """Picks uniformly among the legal action codes."""
-
-    name = "random"
-
-    def act(self, state: Any, player: int) -> int:
-        codes = state.legal_action_codes()
-        return int(codes[self.rng.randrange(len(codes))])
+__all__ = ["CardRandomAgent", "RandomAgent"]
 
 
 class CardRandomAgent(ViewAgent):

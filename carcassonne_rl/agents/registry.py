@@ -1,7 +1,7 @@
 """Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
 
 Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
-``heuristic`` (tile game: one move ahead with a stronger estimate, see ``tile_heuristic``),
+``heuristic`` (one move ahead with a stronger estimate: ``tile.heuristic``, ``card.heuristic``),
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
@@ -12,9 +12,14 @@ heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer
 (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder; a tile value network whose
-file names a ``heuristic_blend`` weight plays averaged with the heuristic). Rooms above may add
-families (:func:`register_agent_family`): ``openspiel:mcts:1000`` once
-``carcassonne_rl.openspiel`` is imported.
+file names a ``heuristic_blend`` weight plays averaged with the heuristic).
+
+Every family, built-in or not, is a factory ``(params, game, seed) -> Agent`` in
+:data:`FAMILIES` (a game's agent of a family: one more entry of its :func:`per_game` table);
+``make_agent`` parses the spec, looks its family up, builds the agent and names it. Optional
+families come from installed packages' entry points (group :data:`ENTRY_POINT_GROUP`, loaded
+on first use, so ``openspiel:mcts:1000`` resolves in any process) or from
+:func:`register_agent_family`.
 """
 
 from __future__ import annotations
@@ -22,111 +27,172 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from carcassonne_rl.agents.base import Agent
+from carcassonne_rl.games.registry import check_game
 
-GAMES = ("carcassonne", "cardcassonne")
 NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs")
 
-#: Agent families that rooms above this one add when they are imported (``name:params``
-#: specs; ``carcassonne_rl.openspiel`` adds ``openspiel``): name -> factory(params, game, seed)
-FAMILIES: dict[str, Callable[[list[str], str, int | None], Agent]] = {}
-#: where a known family comes from, for the message when it is not loaded
-FAMILY_HINTS = {
-    "openspiel": "import carcassonne_rl.openspiel (pip install -e '.[openspiel]') to use it"
-}
+#: builds one family's agents: ``factory(params, game, seed)`` with ``params`` the spec's
+#: ``:``-separated parts after the name (lower case), for ``game`` a game name
+#: (:data:`carcassonne_rl.games.registry.GAMES`)
+Factory = Callable[[list[str], str, int | None], Agent]
+#: the entry-point group through which an installed package adds families (pyproject:
+#: ``[project.entry-points."carcassonne_rl.agent_families"]``, ``NAME = "module:factory"``)
+ENTRY_POINT_GROUP = "carcassonne_rl.agent_families"
+#: families whose one parameter is the rest of the spec as written (a path: case kept)
+RAW_FAMILIES = ("policy",)
+#: where a known optional family comes from, for the message when it is not installed
+FAMILY_HINTS = {"openspiel": "it needs the openspiel extra: pip install -e '.[openspiel]'"}
 
 
-def register_agent_family(name: str, factory: Callable[[list[str], str, int | None], Agent]):
+def _spec(name: str, params: list[str]) -> str:
+    """The (lower-case) spec a family's factory was called for, for its messages."""
+    return ":".join([name, *params])
+
+
+def _build(path: str) -> Callable[..., Agent]:
+    """The agent class (or function) at ``module:name``, imported on first use so that
+    importing the registry stays cheap."""
+    from importlib import import_module
+
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
+
+
+def seeded(path: str) -> Factory:
+    """A factory building ``module:Class(seed)``."""
+    return lambda params, game, seed: _build(path)(seed)
+
+
+def per_game(name: str, builders: dict[str, Factory], missing: str | None = None) -> Factory:
+    """A factory handing over to ``builders[game]``: a game's agent of a family is one more
+    entry (``missing``: the message for a game without one)."""
+
+    def factory(params: list[str], game: str, seed: int | None) -> Agent:
+        if game not in builders:
+            raise ValueError(missing or f"agent {name!r} does not play {game}")
+        return builders[game](params, game, seed)
+
+    return factory
+
+
+def no_params(name: str, factory: Factory) -> Factory:
+    """``factory`` for a family whose spec is its bare name."""
+
+    def checked(params: list[str], game: str, seed: int | None) -> Agent:
+        if params:
+            raise ValueError(f"agent {name!r} takes no parameters, got {_spec(name, params)!r}")
+        return factory(params, game, seed)
+
+    return checked
+
+
+MCTS = {"carcassonne": "carcassonne_rl.agents.tile.mcts:TileMCTSAgent",
+        "cardcassonne": "carcassonne_rl.agents.card.mcts:CardMCTSAgent"}  # fmt: skip
+
+
+def _mcts(params: list[str], game: str, seed: int | None) -> Agent:
+    """``mcts[:sims[:seconds]]``: 1,000 simulations by default."""
+    bad = f"bad mcts spec {_spec('mcts', params)!r}: expected mcts[:sims[:seconds]]"
+    try:
+        sims = int(params[0]) if params else 1000
+        limit = float(params[1]) if len(params) > 1 else None
+    except ValueError:
+        raise ValueError(bad) from None
+    if sims <= 0 or (limit is not None and limit <= 0) or len(params) > 2:
+        raise ValueError(bad)
+    if game not in MCTS:
+        raise ValueError(f"agent 'mcts' does not play {game}")
+    return _build(MCTS[game])(sims, limit, seed)
+
+
+def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:
+    """``pretrained``, ``pretrained:SIMS``, ``pretrained:search[=K[:S]]``,
+    ``pretrained:blend=W``."""
+    from carcassonne_rl.agents.pretrained import make_pretrained
+
+    spec = _spec("pretrained", params)
+    if params and params[0].startswith("search"):
+        return _pretrained_search(spec, params, game, seed)
+    if len(params) > 1:
+        raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
+    if params and params[0].startswith("blend"):
+        return _pretrained_blend(spec, params[0], game, seed)
+    try:
+        sims = int(params[0]) if params else None
+    except ValueError:
+        raise ValueError(f"bad spec {spec!r}: SIMS must be an integer") from None
+    return make_pretrained(game, sims, seed)
+
+
+def _policy(params: list[str], game: str, seed: int | None) -> Agent:
+    """``policy:PATH``: a model saved by a trainer (:func:`load_trained`)."""
+    if not params or not params[0]:
+        raise ValueError("bad spec: expected policy:PATH (a saved model or its run folder)")
+    return load_trained(params[0], game, seed)
+
+
+#: every family by spec name: built-in ones here, optional ones added by
+#: :func:`register_agent_family` or loaded from an entry point on first use
+FAMILIES: dict[str, Factory] = {
+    "random": no_params("random", per_game("random", {
+        "carcassonne": seeded("carcassonne_rl.agents.random_agent:RandomAgent"),
+        "cardcassonne": seeded("carcassonne_rl.agents.random_agent:CardRandomAgent"),
+    })),
+    "greedy": no_params("greedy", per_game("greedy", {
+        "carcassonne": seeded("carcassonne_rl.agents.tile.greedy:TileGreedyAgent"),
+        "cardcassonne": seeded("carcassonne_rl.agents.card.greedy:CardGreedyAgent"),
+    })),
+    "heuristic": no_params("heuristic", per_game("heuristic", {
+        "carcassonne": seeded("carcassonne_rl.agents.tile.heuristic:TileHeuristicAgent"),
+        "cardcassonne": seeded("carcassonne_rl.agents.card.heuristic:CardHeuristicAgent"),
+    })),
+    "mcts": _mcts,
+    "pretrained": _pretrained,
+    "pretrained-obs": no_params("pretrained-obs", per_game("pretrained-obs", {
+        "carcassonne": seeded("carcassonne_rl.agents.pretrained:make_pretrained_obs"),
+    }, "pretrained-obs plays the tile game (carcassonne) only")),
+    "policy": _policy,
+}  # fmt: skip
+BUILT_IN = frozenset(FAMILIES)
+
+
+def register_agent_family(name: str, factory: Factory) -> None:
     """Make ``make_agent("NAME:...")`` build agents with ``factory(params, game, seed)``."""
-    if name in NAMES:
+    if name in BUILT_IN:
         raise ValueError(f"{name!r} is a built-in agent name")
     FAMILIES[name] = factory
 
 
-def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
-    """Build the agent named by ``spec`` for ``game`` (``carcassonne`` / ``cardcassonne``)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
-    if spec.strip().startswith("policy:"):
-        agent = load_trained(spec.strip()[len("policy:") :], game, seed)
-        agent.name = spec.strip()
-        return agent
-    name, *params = spec.strip().lower().split(":")
-    if name in FAMILIES:
-        agent = FAMILIES[name](params, game, seed)
-        agent.name = spec.strip().lower()
-        return agent
+def _installed_family(name: str, spec: str) -> Factory:
+    """The factory an installed package declares for ``name`` in :data:`ENTRY_POINT_GROUP`
+    (loaded once per process), or the message saying why there is none."""
+    from importlib import metadata
+
+    for point in metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
+        try:
+            factory = point.load()
+        except ImportError as err:
+            raise ValueError(f"agent {spec!r} is not loaded: {err}") from None
+        return FAMILIES.setdefault(name, factory)
     if name in FAMILY_HINTS:
         raise ValueError(f"agent {spec!r} is not loaded: {FAMILY_HINTS[name]}")
-    if name not in NAMES:
-        raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")
-    if name == "pretrained":
-        from carcassonne_rl.agents.pretrained import make_pretrained
+    raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")
 
-        if params and params[0].startswith("search"):
-            agent = _pretrained_search(spec, params, game, seed)
-            agent.name = spec.strip().lower()
-            return agent
-        if len(params) > 1:
-            raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
-        if params and params[0].startswith("blend"):
-            agent = _pretrained_blend(spec, params[0], game, seed)
-            agent.name = spec.strip().lower()
-            return agent
-        try:
-            sims = int(params[0]) if params else None
-        except ValueError:
-            raise ValueError(f"bad spec {spec!r}: SIMS must be an integer") from None
-        agent = make_pretrained(game, sims, seed)
-        agent.name = spec.strip().lower()
-        return agent
-    if name == "pretrained-obs":
-        if params:
-            raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")
-        if game != "carcassonne":
-            raise ValueError("pretrained-obs plays the tile game (carcassonne) only")
-        from carcassonne_rl.agents.pretrained import make_pretrained_obs
 
-        agent = make_pretrained_obs(seed)
-        agent.name = name
-        return agent
-    if name != "mcts" and params:
-        raise ValueError(f"agent {name!r} takes no parameters, got {spec!r}")
-    if name == "random":
-        from carcassonne_rl.agents.random_agent import CardRandomAgent, RandomAgent
-
-        agent = RandomAgent(seed) if game == "carcassonne" else CardRandomAgent(seed)
-    elif name == "heuristic":
-        if game != "carcassonne":
-            raise ValueError("heuristic plays the tile game (carcassonne) only; use greedy")
-        from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
-
-        agent = TileHeuristicAgent(seed)
-    elif name == "greedy":
-        if game == "carcassonne":
-            from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
-
-            agent = TileGreedyAgent(seed)
-        else:
-            from carcassonne_rl.agents.card.greedy import CardGreedyAgent
-
-            agent = CardGreedyAgent(seed)
+def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
+    """Build the agent named by ``spec`` for ``game`` (``carcassonne`` / ``cardcassonne``):
+    its family's factory (:data:`FAMILIES`) gets the parameters, the game and the seed."""
+    check_game(game)
+    text = spec.strip()
+    head, sep, rest = text.partition(":")
+    if sep and head.lower() in RAW_FAMILIES:
+        name, params = head.lower(), [rest]
     else:
-        try:
-            sims = int(params[0]) if params else 1000
-            limit = float(params[1]) if len(params) > 1 else None
-        except ValueError:
-            raise ValueError(f"bad mcts spec {spec!r}: expected mcts[:sims[:seconds]]") from None
-        if sims <= 0 or (limit is not None and limit <= 0) or len(params) > 2:
-            raise ValueError(f"bad mcts spec {spec!r}: expected mcts[:sims[:seconds]]")
-        if game == "carcassonne":
-            from carcassonne_rl.agents.tile.mcts import TileMCTSAgent
-
-            agent = TileMCTSAgent(sims, limit, seed)
-        else:
-            from carcassonne_rl.agents.card.mcts import CardMCTSAgent
-
-            agent = CardMCTSAgent(sims, limit, seed)
-    agent.name = spec.strip().lower()
+        text = text.lower()
+        name, *params = text.split(":")
+    factory = FAMILIES.get(name) or _installed_family(name, spec)
+    agent = factory(params, game, seed)
+    agent.name = text
     return agent
 
 

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from carcassonne_rl.agents import make_agent
-
-GAMES = ("carcassonne", "cardcassonne")
+from carcassonne_rl.games import registry
+from carcassonne_rl.runtime.seeds import arena_deal, arena_game_seed, seat_seed
 
 
 @dataclass(frozen=True)
@@ -34,24 +34,11 @@ class Setup:
     expansions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}; expected one of {GAMES}")
-        if not 2 <= self.players <= 5:
-            raise ValueError(f"players must be 2-5, got {self.players}")
-        if self.expansions and self.game != "carcassonne":
-            raise ValueError("expansions exist only for the tile game (carcassonne)")
+        registry.check_setup(self.game, self.players, self.expansions)
 
     def new_state(self, deal: int) -> Any:
         """A fresh game dealt by seed ``deal``."""
-        if self.game == "carcassonne":
-            from carcassonne_rl.games.carcassonne import GameConfig, new_game
-
-            cfg = GameConfig(players=self.players, seed=deal, expansions=self.expansions)
-            return new_game(cfg)
-        from carcassonne_rl.games import cardcassonne
-        from carcassonne_rl.games.cardcassonne import new_game
-
-        return new_game(cardcassonne.GameConfig(players=self.players, seed=deal))
+        return registry.new_game(self.game, self.players, deal, self.expansions)
 
 
 @dataclass
@@ -86,12 +73,39 @@ class Job:
     save_record: bool = False
 
 
-def play_game(job: Job, max_decisions: int = 100_000) -> GameResult:
-    """Play one game; raises if an agent returns an illegal action."""
+#: untimed decisions of a throwaway agent before an agent's first timed one in a process
+#: (2 tile-game turns: a tile's placement and a follower's each compile their own kernels)
+WARM_UP_DECISIONS = 4
+_warmed: set[tuple[str, Setup]] = set()  # (spec, setup) warmed up in this process
+
+
+def warm_up(spec: str, setup: Setup, decisions: int = WARM_UP_DECISIONS) -> None:
+    """Once per process and ``(spec, setup)``: a throwaway agent of ``spec`` plays the first
+    ``decisions`` decisions of a spare deal, so that the timed decisions leave out Numba
+    compiling (or loading) its kernels (like ``bench env``'s warm-up). The match's own agents
+    are built afresh afterwards: the games and their results do not change."""
+    if (spec, setup) in _warmed:
+        return
+    _warmed.add((spec, setup))
+    state = setup.new_state(0)
+    agent = make_agent(spec, setup.game, seed=0)
+    for _ in range(decisions):
+        if state.is_over:
+            break
+        state.apply_code(int(agent.act(state, state.current_player)))
+
+
+def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> GameResult:
+    """Play one game; raises if an agent returns an illegal action. ``warm``: each agent
+    spec is warmed up first (:func:`warm_up`, once per process), so that the decision
+    times exclude compiling."""
+    if warm:
+        for spec in dict.fromkeys(job.specs):
+            warm_up(spec, job.setup)
     state = job.setup.new_state(job.deal)
     n = job.setup.players
     agents = [
-        make_agent(spec, job.setup.game, seed=job.agent_seed * 16 + seat)
+        make_agent(spec, job.setup.game, seed=seat_seed(job.agent_seed, seat))
         for seat, spec in enumerate(job.specs)
     ]
     decisions = [0] * n
@@ -174,7 +188,7 @@ def schedule(
     for li, lineup in enumerate(table):
         for d in range(deals):
             # versus lineups share their deals, so agents are compared on the same luck
-            deal = seed * 1_000_003 + (0 if opponents else li * 10_007) + d
+            deal = arena_deal(seed, li, d, shared=bool(opponents))
             rotations = range(n) if duplicate else [d % n]
             for r in rotations:
                 seat_entries = [lineup[(s - r) % n] for s in range(n)]
@@ -186,7 +200,7 @@ def schedule(
                         deal,
                         r,
                         li,
-                        agent_seed=deal * 8 + r,
+                        agent_seed=arena_game_seed(deal, r),
                         save_record=save_records,
                     )
                 )

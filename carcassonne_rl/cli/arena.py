@@ -18,6 +18,7 @@ from pathlib import Path
 
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
+from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 
 from .args import UserError, agent_specs, expansions, non_negative_int, positive
 
@@ -27,7 +28,7 @@ ARENA_RUNS = Path("runs/arena")
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--game",
-        choices=["carcassonne", "cardcassonne"],
+        choices=GAMES,
         default="carcassonne",
         help="game to play (default: carcassonne)",
     )
@@ -54,7 +55,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="deals per lineup (with --duplicate, each deal is played once per seat rotation) "
         "(default: 10)",
     )
-    p.add_argument("--players", type=int, choices=range(2, 6), default=2, help="seats (default: 2)")
+    p.add_argument(
+        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
+    )
     p.add_argument(
         "--expansions",
         type=expansions,

@@ -6,6 +6,7 @@ import argparse
 import zipfile
 from collections.abc import Callable
 
+from carcassonne_rl.games import registry
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
 from carcassonne_rl.runtime.errors import UserError
 
@@ -13,6 +14,7 @@ __all__ = [
     "UserError",
     "add_validation_argument",
     "agent_specs",
+    "check_expansions",
     "expansions",
     "fraction",
     "non_negative_int",
@@ -61,6 +63,14 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def check_expansions(game: str, expansions: tuple[str, ...]) -> None:
+    """``--expansions`` checked for ``game`` by the game registry (a ``UserError``)."""
+    try:
+        registry.check_expansions(game, expansions)
+    except ValueError as err:
+        raise UserError(f"--expansions: {err}") from None
+
+
 def expansions(text: str) -> tuple[str, ...]:
     """``"messages,labyrinth"`` -> ``("messages", "labyrinth")``, checked."""
     names = tuple(e.strip() for e in text.split(",") if e.strip())
@@ -83,11 +93,6 @@ def agent_specs(
     specs = [s.strip() for s in text.split(",") if s.strip()]
     if not specs:
         raise UserError(f"{option} names no agent")
-    if any(s.lower().split(":")[0] == "openspiel" for s in specs):
-        try:
-            import carcassonne_rl.openspiel  # noqa: F401  (registers the openspiel:... specs)
-        except ImportError as err:
-            raise UserError(f"{option}: {err}") from None
     for spec in specs:
         try:
             agent = make_agent(spec, game)

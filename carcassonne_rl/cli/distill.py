@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from carcassonne_rl.games.registry import PLAYER_COUNTS
+
 from .args import UserError, add_validation_argument
 from .args import non_negative_int as _non_negative_int
 from .args import positive as _positive
@@ -37,7 +39,7 @@ def add_distill_parser(sub) -> None:
     p.add_argument(
         "--players",
         type=int,
-        choices=range(2, 6),
+        choices=PLAYER_COUNTS,
         default=2,
         help="seats of the teacher's games (default: 2)",
     )

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
+
+from .args import check_expansions
 from .args import expansions as _expansions
 from .args import positive as _positive
 
@@ -25,12 +27,12 @@ def add_fuzz_parser(sub) -> None:
     )
     fuzz.add_argument(
         "--game",
-        choices=["carcassonne", "carcassonne_v1", "cardcassonne"],
+        choices=[*GAMES, "carcassonne_v1"],
         default="carcassonne",
         help="carcassonne_v1: the tile game through the carcassonne_v1 env (compact "
         "observation); default: carcassonne (carcassonne_v0)",
     )
-    fuzz.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    fuzz.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2)
     fuzz.add_argument(
         "--expansions",
         type=_expansions,
@@ -61,10 +63,8 @@ def run_fuzz(args: argparse.Namespace) -> int:
     if args.all:
         configs = STANDARD_CONFIGS
     else:
-        if args.expansions and args.game == "cardcassonne":
-            print("error: --expansions applies to the tile game only", file=sys.stderr)
-            return 2
         game, _, version = args.game.partition("_")
+        check_expansions(game, args.expansions)
         configs = (FuzzConfig(game, args.players, tuple(args.expansions), version or "v0"),)
     rows = fuzz_many(configs, args.decisions, args.seed, args.results)
     return 0 if all(r["crashes"] == 0 and r["invariant_breaks"] == 0 for r in rows) else 1

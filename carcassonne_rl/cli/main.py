@@ -7,7 +7,10 @@ import argparse
 import os
 import sys
 
-from .args import UserError
+from carcassonne_rl.envs.registry import ENVS
+from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
+
+from .args import UserError, check_expansions
 from .args import expansions as _expansions
 from .args import positive as _positive
 
@@ -18,7 +21,7 @@ def _add_bench_parser(sub) -> None:
     engine = bench_sub.add_parser("engine", help="uniformly random games through the engine API")
     engine.add_argument(
         "--game",
-        choices=["carcassonne", "cardcassonne"],
+        choices=GAMES,
         default="carcassonne",
         help="game to play (default: carcassonne)",
     )
@@ -26,7 +29,7 @@ def _add_bench_parser(sub) -> None:
         "--seconds", type=_positive(float), default=10.0, help="duration (default: 10)"
     )
     engine.add_argument(
-        "--players", type=int, choices=range(2, 6), default=2, help="seats (default: 2)"
+        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
     )
     engine.add_argument("--seed", type=int, default=0, help="seed of the deals (default: 0)")
     engine.add_argument(
@@ -38,7 +41,7 @@ def _add_bench_parser(sub) -> None:
     env = bench_sub.add_parser("env", help="env steps/s against PettingZoo's connect_four_v3")
     env.add_argument(
         "--env",
-        choices=["carcassonne_v0", "carcassonne_v1", "cardcassonne_v0"],
+        choices=ENVS,
         required=True,
         help="env to time (carcassonne_v1 is also compared with carcassonne_v0, same run)",
     )
@@ -46,7 +49,7 @@ def _add_bench_parser(sub) -> None:
         "--seconds", type=_positive(float), default=5.0, help="duration per env (default: 5)"
     )
     env.add_argument(
-        "--players", type=int, choices=range(2, 6), default=2, help="seats (default: 2)"
+        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
     )
     env.add_argument(
         "--expansions",
@@ -101,16 +104,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if (
-        args.command == "bench"
-        and args.expansions
-        and "cardcassonne"
-        in (
-            getattr(args, "game", ""),
-            getattr(args, "env", "").removesuffix("_v0"),
-        )
-    ):
-        raise UserError("--expansions exist only for the tile game")
+    if args.command == "bench":
+        game = args.game if args.target == "engine" else args.env.rpartition("_v")[0]
+        check_expansions(game, args.expansions)
     if args.command == "bench" and args.target == "engine":
         from carcassonne_rl.testing.bench_engine import main as bench_main
 

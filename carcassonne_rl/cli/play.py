@@ -8,6 +8,7 @@ import sys
 import webbrowser
 from pathlib import Path
 
+from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 from carcassonne_rl.play.session import PlayError, PlaySession, ReplaySession
 
 from .args import expansions, non_negative_int
@@ -37,8 +38,8 @@ def _add_server_arguments(p: argparse.ArgumentParser) -> None:
 def add_play_parser(sub) -> argparse.ArgumentParser:
     """Register ``play`` on an ``add_subparsers()`` object."""
     p = sub.add_parser("play", help="play against agents in the browser (or --tui)")
-    p.add_argument("--game", choices=["carcassonne", "cardcassonne"], default="carcassonne")
-    p.add_argument("--players", type=int, choices=range(2, 6), default=2)
+    p.add_argument("--game", choices=GAMES, default="carcassonne")
+    p.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2)
     p.add_argument(
         "--expansions", type=expansions, default=(), help="tile game: messages,labyrinth"
     )
@@ -131,10 +132,7 @@ def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    if args.expansions and args.game != "carcassonne":
-        print("error: --expansions are for the tile game (--game carcassonne)", file=sys.stderr)
-        return 2
-    try:
+    try:  # PlaySession checks the setup (game registry) first
         session = PlaySession(
             args.game,
             args.players,

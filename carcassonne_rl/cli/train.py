@@ -6,6 +6,7 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
+from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 from carcassonne_rl.training.run_folder import model_and_config
 from carcassonne_rl.training.train_config import TrainConfig
 
@@ -35,14 +36,14 @@ def add_train_parser(sub) -> None:
     )
     p.add_argument(
         "--game",
-        choices=["carcassonne", "cardcassonne"],
+        choices=GAMES,
         default=None,
         help=_default("game to train", TrainConfig.game),
     )
     p.add_argument(
         "--players",
         type=int,
-        choices=range(2, 6),
+        choices=PLAYER_COUNTS,
         default=None,
         help=_default("seats per game", TrainConfig.players),
     )
@@ -67,6 +68,15 @@ def add_train_parser(sub) -> None:
         type=_positive_int,
         default=None,
         help="parallel envs, one process each (default: the CPU cores, at most 8)",
+    )
+    p.add_argument(
+        "--device",
+        default=None,
+        help=_default(
+            "torch device of the PPO learner: auto (a GPU if there is one), cpu, cuda, "
+            "cuda:N, mps (may change on --resume)",
+            TrainConfig.device,
+        ),
     )
     p.add_argument(
         "--eval-every",
@@ -108,7 +118,8 @@ def add_train_parser(sub) -> None:
     folder.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --out with its settings (only --timesteps, --envs may change)",
+        help="continue the run in --out with its settings (only --timesteps, --envs, --device "
+        "may change)",
     )
     folder.add_argument(
         "--overwrite", action="store_true", help="delete the run in --out and start afresh"
@@ -182,6 +193,10 @@ def train_config(args: argparse.Namespace, base: dict, config_class: type = Trai
         kwargs["timesteps"] = args.timesteps
     if args.envs is not None:
         kwargs["n_envs" if config_class is TrainConfig else "workers"] = args.envs
+    if args.device is not None:
+        if config_class is not TrainConfig:
+            raise UserError("--device is for --algo ppo (the afterstate learner trains on the CPU)")
+        kwargs["device"] = args.device
     kwargs.update(parse_overrides(args.set, config_class))
     try:
         return config_class(**kwargs)
@@ -217,6 +232,8 @@ def run_train(args: argparse.Namespace) -> int:
     if args.backend == "rllib":
         if algo != "ppo":
             raise UserError("--backend rllib trains with PPO: leave out --algo afterstate")
+        if args.device is not None:
+            raise UserError("--device is for --backend sb3 (Ray places the rllib learner)")
         return _run_train_rllib(args, config)
     if args.address or args.num_env_runners is not None:
         raise UserError("--address and --num-env-runners need --backend rllib")

@@ -5,9 +5,14 @@ planes + a globals vector) and ``cardcassonne_v0`` (card game): ``env(**kwargs)`
 like PettingZoo's classic environments) and ``raw_env``. They are registered in PettingZoo's
 registry as ``carcassonne_rl/carcassonne-v0``, ``carcassonne_rl/carcassonne-v1`` and
 ``carcassonne_rl/cardcassonne-v0`` when the installed PettingZoo has one.
+``make(name, **kwargs)`` builds the wrapped env by name (:mod:`.registry`).
 """
 
 from __future__ import annotations
+
+from .registry import ENVS, make
+
+__all__ = ["ENVS", "make"]
 
 
 def _register() -> None:
@@ -15,7 +20,7 @@ def _register() -> None:
         from pettingzoo import register
     except ImportError:  # older PettingZoo: no registry
         return
-    for name in ("carcassonne_v0", "carcassonne_v1", "cardcassonne_v0"):
+    for name in ENVS:
         try:
             register(
                 "aec",

@@ -9,6 +9,9 @@ encoder=None, labyrinth_tiles=2, figure_choice="player")`` returns the wrapped e
 (see :class:`raw_env`). A legal move that the window cannot express is reported: a
 ``UserWarning`` and ``infos[agent]["window_overflow"] = <number of moves left out>`` for the
 agent to move.
+
+``state()`` (PettingZoo's global state, ``state_space``): seat 0's v0 planes, uint8
+``(159, W, W)``; they hold the board and all globals, the tiles left per type included.
 """
 
 from __future__ import annotations
@@ -18,42 +21,13 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
-from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, TileEncoder
+from carcassonne_rl.encoders.tile.cache import TileObservationCache
+from carcassonne_rl.encoders.tile.encoder import DEFAULT_WINDOW, NUM_PLANES, TileEncoder
 from carcassonne_rl.envs.classic_wrapper import ClassicWrapper
 from carcassonne_rl.envs.game_env import GameEnv
 from carcassonne_rl.games.carcassonne import GameConfig, State, load_json, new_game, replay
-
-
-class TileObserver:
-    """Observations of one game, encoded once per (position, seat) and handed out as copies.
-
-    The cache is keyed by the state object itself and its history length, so another state
-    put in its place (or an action applied to it directly) is always encoded afresh."""
-
-    def __init__(self, encoder: TileEncoder) -> None:
-        self.encoder = encoder
-        self._state: State | None = None
-        self._stamp = -1
-        self._cache: dict[int, np.ndarray] = {}
-
-    def reset(self, state: State) -> None:
-        self._state = None
-        self._cache.clear()
-
-    def observe(self, state: State, player: int) -> np.ndarray:
-        stamp = len(state.history)
-        if state is not self._state or stamp != self._stamp:
-            self._cache.clear()
-            self._state = state
-            self._stamp = stamp
-        obs = self._cache.get(player)
-        if obs is None:
-            obs = self._cache[player] = self.encoder.encode(state, player)
-        return obs.copy()
-
-    def after_action(self, state: State, actor: int, code: int) -> None:
-        pass
 
 
 def _load_record(record: str | dict) -> State:
@@ -113,6 +87,8 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
             )
         encoder = encoder or self.ENCODER.for_config(self.config, window)
         super().__init__(players, encoder, reward_mode, render_mode)
+        w = self.encoder.window
+        self.state_space = spaces.Box(0, 255, (NUM_PLANES, w, w), np.uint8)
 
     def _new_state(self, seed: int, options: dict[str, Any]) -> State:
         """A game shuffled by ``seed``, or the position fixed by ``reset`` ``options``."""
@@ -142,11 +118,16 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
         except ValueError as err:
             raise ValueError(f"reset options: {err}") from None
 
-    def _make_observer(self) -> TileObserver:
-        return TileObserver(self.encoder)
+    def _make_observer(self) -> TileObservationCache:
+        return TileObservationCache(self.encoder)
+
+    def _global_state(self) -> np.ndarray:
+        """Seat 0's ``carcassonne_v0`` planes: the board and every global (scores, followers,
+        tiles left per type, phase, The Messages); the pile's order is not part of it."""
+        return self._observer.observe(self._state, 0)
 
     def _after_action(self) -> None:
-        state = self.state
+        state = self._state
         if state.is_over:
             self._mask = self._zero_mask
             return
@@ -164,12 +145,12 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     def render_text(self) -> str:
         from carcassonne_rl.envs.tile_render import board_text
 
-        return board_text(self.state)
+        return board_text(self._state)
 
     def render_image(self) -> np.ndarray:
         from carcassonne_rl.envs.tile_picture import draw_board
 
-        return draw_board(self.state)
+        return draw_board(self._state)
 
 
 def env(**kwargs) -> ClassicWrapper:

@@ -6,7 +6,8 @@ the dict ``{"board": uint8 (46, W, W), "globals": float32 (113,), "action_mask":
 (:class:`~carcassonne_rl.encoders.tile.encoder_v1.TileEncoderV1`) instead of v0's
 ``{"observation": uint8 (159, W, W), "action_mask": int8}``: v0's 113 constant planes become
 one vector holding the true values (scores not clipped at 255). About 43 KB per observation
-at the default window (v0: 134 KB).
+at the default window (v0: 134 KB). ``state()`` and ``state_space`` are v0's (seat 0's
+v0 planes).
 """
 
 from __future__ import annotations
@@ -15,30 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from carcassonne_rl.encoders.tile.cache import DictTileObservationCache
 from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
 from carcassonne_rl.envs import carcassonne_v0
 from carcassonne_rl.envs.classic_wrapper import ClassicWrapper
-from carcassonne_rl.games.carcassonne import State
-
-
-class DictTileObserver(carcassonne_v0.TileObserver):
-    """:class:`~.carcassonne_v0.TileObserver` for dict observations. The first request for a
-    (position, seat) gets the freshly encoded arrays themselves (nothing else holds them);
-    a repeated request encodes once more, caches that and hands out copies of it."""
-
-    def observe(self, state: State, player: int) -> dict[str, np.ndarray]:
-        stamp = len(state.history)
-        if state is not self._state or stamp != self._stamp:
-            self._cache.clear()
-            self._state = state
-            self._stamp = stamp
-        if player not in self._cache:
-            self._cache[player] = None  # handed out once: nothing kept
-            return self.encoder.encode(state, player)
-        obs = self._cache[player]
-        if obs is None:
-            obs = self._cache[player] = self.encoder.encode(state, player)
-        return {"board": obs["board"].copy(), "globals": obs["globals"].copy()}
 
 
 class raw_env(carcassonne_v0.raw_env):  # noqa: N801 - PettingZoo naming
@@ -57,8 +38,12 @@ class raw_env(carcassonne_v0.raw_env):  # noqa: N801 - PettingZoo naming
             )
         super().__init__(*args, **kwargs)
 
-    def _make_observer(self) -> DictTileObserver:
-        return DictTileObserver(self.encoder)
+    def _make_observer(self) -> DictTileObservationCache:
+        return DictTileObservationCache(self.encoder)
+
+    def _global_state(self) -> np.ndarray:
+        """As ``carcassonne_v0``: seat 0's v0 planes (globals clipped at 255)."""
+        return self.encoder.to_planes(self.encoder.encode(self._state, 0))
 
 
 def env(**kwargs) -> ClassicWrapper:

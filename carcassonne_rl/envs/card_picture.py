@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from carcassonne_rl.envs.palette import PLAYER_COLOURS, draw_meeple
+from carcassonne_rl.envs.palette import PLAYER_COLOURS, draw_meeple, label_font
 from carcassonne_rl.games.cardcassonne import KIND_NAMES, State, view
 from carcassonne_rl.games.cardcassonne.rules_table import COLOUR_NAMES, ROW_NAMES
 from carcassonne_rl.games.cardcassonne.state import FACE_DOWN
@@ -18,13 +18,6 @@ ROW_H = CARD_H + 16
 LEFT = 110
 
 
-def _font(size: int) -> ImageFont.ImageFont:
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # old Pillow
-        return ImageFont.load_default()
-
-
 def _card(
     draw: ImageDraw.ImageDraw, x: int, y: int, kind: int, owner: int | None, readable=False
 ) -> None:
@@ -35,18 +28,18 @@ def _card(
         fill = CARD_FILL[kind // 5] if kind < 20 else JOKER_FILL
         draw.rounded_rectangle(box, 5, fill=(225, 222, 210), outline=PLAYER_COLOURS[owner], width=3)
         draw.rectangle((x + 4, y + 4, x + CARD_W - 4, y + 14), fill=fill)
-        draw.text((x + 8, y + 18), KIND_NAMES[kind], fill=(20, 20, 20), font=_font(15))
-        draw.text((x + 5, y + 38), "down", fill=(60, 60, 60), font=_font(11))
+        draw.text((x + 8, y + 18), KIND_NAMES[kind], fill=(20, 20, 20), font=label_font(15))
+        draw.text((x + 5, y + 38), "down", fill=(60, 60, 60), font=label_font(11))
         return
     if owner is not None:
         draw.rounded_rectangle(box, 5, fill=(90, 70, 50), outline=PLAYER_COLOURS[owner], width=3)
-        draw.text((x + 6, y + 18), f"P{owner}", fill=(240, 230, 210), font=_font(14))
+        draw.text((x + 6, y + 18), f"P{owner}", fill=(240, 230, 210), font=label_font(14))
         return
     fill = CARD_FILL[kind // 5] if kind < 20 else JOKER_FILL
     draw.rounded_rectangle(box, 5, fill=(250, 248, 240), outline=fill, width=3)
     draw.rectangle((x + 4, y + 4, x + CARD_W - 4, y + 18), fill=fill)
     name = KIND_NAMES[kind]
-    draw.text((x + 8, y + 24), name, fill=(20, 20, 20), font=_font(15))
+    draw.text((x + 8, y + 24), name, fill=(20, 20, 20), font=label_font(15))
 
 
 def draw_card_table(state: State, seat: int | None = None) -> np.ndarray:
@@ -61,7 +54,7 @@ def draw_card_table(state: State, seat: int | None = None) -> np.ndarray:
     img = Image.new("RGB", (width, height), (245, 240, 225))
     draw = ImageDraw.Draw(img)
     if state.is_over:
-        best = max(state._scores)
+        best = int(max(state.scores))
         winners = ", ".join(f"P{p}" for p in state.winners())
         title = f"Cardcassonne - game over - won by {winners} with {best} points"
     else:
@@ -69,12 +62,12 @@ def draw_card_table(state: State, seat: int | None = None) -> np.ndarray:
             f"Cardcassonne - round {state.round}/{state.rounds_total} - {state.phase} - "
             f"dealer P{state.dealer} - to move P{state.current_player} - pile {state.deck_size}"
         )
-    draw.text((10, 10), title, fill=(30, 30, 30), font=_font(16))
+    draw.text((10, 10), title, fill=(30, 30, 30), font=label_font(16))
     for r, row in enumerate(rows):
         y = 40 + r * ROW_H
         draw.rectangle((4, y, width - 4, y + ROW_H - 6), fill=ROW_TINT[r])
-        draw.text((10, y + 18), COLOUR_NAMES[r], fill=(30, 30, 30), font=_font(15))
-        draw.text((10, y + 36), ROW_NAMES[r], fill=(70, 70, 70), font=_font(12))
+        draw.text((10, y + 18), COLOUR_NAMES[r], fill=(30, 30, 30), font=label_font(15))
+        draw.text((10, y + 36), ROW_NAMES[r], fill=(70, 70, 70), font=label_font(12))
         x = LEFT
         for e in row:
             if e < 0:
@@ -96,13 +89,13 @@ def draw_card_table(state: State, seat: int | None = None) -> np.ndarray:
         )
         marker = ">" if p == state.current_player else " "
         text = (
-            f"{marker}P{p}  score {state._scores[p]:3d}   hand {state.hand_size[p]}   "
+            f"{marker}P{p}  score {int(state.scores[p]):3d}   hand {state.hand_size[p]}   "
             f"kept: {kept or '-'}"
         )
-        draw.text((32, y + 4), text, fill=(20, 20, 20), font=_font(14))
+        draw.text((32, y + 4), text, fill=(20, 20, 20), font=label_font(14))
         y += 26
     if v is not None:
-        draw.text((10, y + 20), f"P{seat} hand", fill=(20, 20, 20), font=_font(14))
+        draw.text((10, y + 20), f"P{seat} hand", fill=(20, 20, 20), font=label_font(14))
         x = LEFT
         for k, c in enumerate(v.hand):
             for _ in range(c):

@@ -38,7 +38,7 @@ def card_table_text(state: State) -> str:
         )
         f = state.follower_row[p]
         lines.append(
-            f"  seat {p}: score {state._scores[p]:3d}  follower "
+            f"  seat {p}: score {int(state.scores[p]):3d}  follower "
             f"{COLOUR_NAMES[f] if f >= 0 else 'in hand'}  hand [{hand}]  kept [{kept}]"
         )
     return "\n".join(lines)

@@ -11,17 +11,31 @@ Rendering (``render_mode`` ``"ansi"`` / ``"rgb_array"``): with ``render_view=Non
 the omniscient spectator's table (text: every hand and face-down card; picture: every
 face-down card as a back); with ``render_view=K`` only what seat K knows (its own hand and
 face-down cards, the others' face-down cards as backs, their hands as sizes).
+
+``state()`` (PettingZoo's global state, ``state_space``): float32, ``players * 1620 + 24``
+entries: the observation vector of every seat, seat 0 first (together: every hand and every
+face-down card), then the cards left in the pile per kind (their order is not part of it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+from gymnasium import spaces
+
 from carcassonne_rl.encoders.card.cache import CardObservationCache
-from carcassonne_rl.encoders.card.encoder import CardEncoder
+from carcassonne_rl.encoders.card.encoder import CARD_OBS_SIZE, CardEncoder
 from carcassonne_rl.envs.classic_wrapper import ClassicWrapper
 from carcassonne_rl.envs.game_env import GameEnv
-from carcassonne_rl.games.cardcassonne import RULES, GameConfig, State, new_game, replay
+from carcassonne_rl.games.cardcassonne import (
+    NUM_KINDS,
+    RULES,
+    GameConfig,
+    State,
+    new_game,
+    replay,
+)
 
 
 class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
@@ -55,6 +69,8 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
                 f"render_view must be None or a seat 0..{players - 1}, got {render_view!r}"
             )
         self.render_view = render_view
+        size = players * CARD_OBS_SIZE + NUM_KINDS
+        self.state_space = spaces.Box(0.0, np.inf, (size,), np.float32)
 
     def _new_state(self, seed: int, options: dict[str, Any]) -> State:
         """A game shuffled by ``seed``, or the deal / saved game of ``reset`` ``options``."""
@@ -89,15 +105,23 @@ class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming
     def _make_observer(self) -> CardObservationCache:
         return CardObservationCache(self.encoder, self.players)
 
+    def _global_state(self) -> np.ndarray:
+        """Every seat's observation vector (seat 0 first; together they hold every hand and
+        every face-down card), then the pile's cards by kind."""
+        state = self._state
+        pile = np.bincount(state.deck_cards(), minlength=NUM_KINDS).astype(np.float32)
+        seats = [self._observer.observe(state, p) for p in range(self.players)]
+        return np.concatenate([*seats, pile])
+
     def render_text(self) -> str:
         from carcassonne_rl.envs.card_render import card_seat_text
 
-        return card_seat_text(self.state, self.render_view)
+        return card_seat_text(self._state, self.render_view)
 
     def render_image(self):
         from carcassonne_rl.envs.card_render import card_table_image
 
-        return card_table_image(self.state, self.render_view)
+        return card_table_image(self._state, self.render_view)
 
 
 def env(**kwargs) -> ClassicWrapper:

@@ -6,6 +6,10 @@ for an encoder whose observation is itself a dict (``carcassonne_v1``), that dic
 with ``"action_mask"`` beside them; the mask is the legal set for the agent to move and all
 zeros for the others.
 
+``env.unwrapped.game_state`` is the engine state being played; ``state()`` is PettingZoo's
+global state (the whole position, hidden information included, for centralised critics), an
+array in ``state_space``; ``observe_seat(seat)`` is a seat's observation without the mask.
+
 Rewards (``reward_mode``):
 
 - ``"win_loss"`` (default): at the end of the game a sole winner gets +1, every other seat
@@ -25,13 +29,17 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from carcassonne_rl.games.registry import check_players
 
 REWARD_MODES = ("win_loss", "score_diff")
 SCORE_SCALE = 100.0
 
 
 class GameEnv(AECEnv):
-    """Base class: subclasses provide ``_new_state``, ``_make_observer`` and rendering."""
+    """Base class: subclasses provide ``_new_state``, ``_make_observer``, ``_global_state``
+    with its ``state_space``, and rendering."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False}
 
@@ -39,8 +47,7 @@ class GameEnv(AECEnv):
         self, players: int, encoder: Any, reward_mode: str = "win_loss", render_mode=None
     ) -> None:
         super().__init__()
-        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5:
-            raise ValueError(f"players must be an int from 2 to 5, got {players!r}")
+        check_players(None, players)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -91,17 +98,35 @@ class GameEnv(AECEnv):
     def _after_action(self) -> None:
         """Called after every engine action (subclasses add infos)."""
 
+    def _global_state(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The array of :meth:`state` (subclasses; ``state_space`` describes it)."""
+        raise NotImplementedError
+
     @property
-    def state(self):
+    def game_state(self):
         """The engine state being played. Assigning another state (same game, same number
         of players) makes the next observations and masks describe it; prefer
         ``reset(options={"record": ...})``, which also resets rewards and the turn."""
         return self._state
 
-    @state.setter
-    def state(self, state) -> None:
+    @game_state.setter
+    def game_state(self, state) -> None:
         self._state = state
         self._mask = None
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: the whole position, hidden information included, as
+        one array in ``state_space`` (for centralised critics; see docs/envs.md). The same
+        whichever agent is selected; never shown to the agents by ``observe``."""
+        if self._state is None:
+            EnvLogger.error_state_before_reset()
+        return self._global_state()
+
+    def observe_seat(self, seat: int) -> np.ndarray | dict[str, np.ndarray]:
+        """Seat ``seat``'s observation of the current position without the action mask (the
+        ``"observation"`` entry of :meth:`observe`, or the dict's parts for ``carcassonne_v1``;
+        a fresh copy)."""
+        return self._observer.observe(self._state, seat)
 
     def _check_options(self, options: dict | None) -> dict[str, Any]:
         """``options`` of ``reset``, checked: a dict; ``record`` alone. An unknown key warns
@@ -136,9 +161,9 @@ class GameEnv(AECEnv):
         if state.is_over:
             raise ValueError("reset options give a game that is already over; nothing to play")
         self._rng = rng
-        self.state = state
+        self.game_state = state
         self._observer = self._make_observer()
-        self._observer.reset(self.state)
+        self._observer.reset(state)
         self._mask = None
         self.agents = self.possible_agents[:]
         self._zero_rewards = dict.fromkeys(self.agents, 0.0)
@@ -148,13 +173,13 @@ class GameEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._last_shaping = self._relative_scores()
-        self.agent_selection = self.agents[self.state.current_player]
+        self.agent_selection = self.agents[state.current_player]
         self._after_action()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._agent_index[agent]
         state = self._state
-        obs = self._observer.observe(state, p)
+        obs = self._observer.observe(state, p)  # a fresh copy
         if p == state.current_player:
             mask = self.current_mask().copy()
         else:

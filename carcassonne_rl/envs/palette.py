@@ -1,11 +1,19 @@
-"""Player colours and the follower (meeple) shape shared by both renderers."""
+"""Player colours, the follower (meeple) shape and the label font shared by both renderers."""
 
 from __future__ import annotations
 
-from PIL import ImageDraw
+from PIL import ImageDraw, ImageFont
 
 # seat 0..4: red, blue, yellow, green, black (the box colours)
 PLAYER_COLOURS = ((215, 40, 40), (40, 90, 210), (240, 200, 0), (40, 160, 60), (30, 30, 30))
+
+
+def label_font(size: int) -> ImageFont.ImageFont:
+    """Pillow's default font at ``size`` pixels (its fixed size on old Pillow)."""
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # old Pillow
+        return ImageFont.load_default()
 
 
 def draw_meeple(

@@ -2,7 +2,8 @@
 
 The learner plays one seat (``learner_seat``, or a random seat at each reset); the other
 seats are played by ``opponents``: objects with ``act(state, player) -> engine code`` (the
-Agent protocol of ``carcassonne_rl.agents``) or callables ``(state, player) -> code``. The
+Agent protocol of ``carcassonne_rl.agents``) or callables ``(state, player) -> code``
+(default: one :class:`~carcassonne_rl.envs.random_agent.RandomAgent` per seat). The
 observation is the encoder's observation of the learner (``carcassonne_v1``: the dict
 ``{"board", "globals"}``, which SB3's ``MultiInputPolicy`` takes as it is),
 ``action_masks()`` (a method of the env, so MaskablePPO works through ``SubprocVecEnv``) its
@@ -19,30 +20,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from carcassonne_rl.envs.random_opponent import RandomOpponent
-
-GAMES = {
-    "carcassonne": "carcassonne_v0",
-    "carcassonne_v0": "carcassonne_v0",
-    "carcassonne_v1": "carcassonne_v1",
-    "cardcassonne": "cardcassonne_v0",
-    "cardcassonne_v0": "cardcassonne_v0",
-}
+from carcassonne_rl.envs.random_agent import RandomAgent
+from carcassonne_rl.envs.registry import env_name, make_raw
 
 
 def make_raw_env(game: str, **kwargs: Any):
     """The raw AEC env of ``game`` (``carcassonne``/``cardcassonne``, with or without ``_v0``;
     ``carcassonne_v1``)."""
-    name = GAMES.get(game)
-    if name is None:
-        raise ValueError(f"unknown game {game!r}; expected one of {sorted(GAMES)}")
-    if name == "carcassonne_v0":
-        from carcassonne_rl.envs.carcassonne_v0 import raw_env
-    elif name == "carcassonne_v1":
-        from carcassonne_rl.envs.carcassonne_v1 import raw_env
-    else:
-        from carcassonne_rl.envs.cardcassonne_v0 import raw_env
-    return raw_env(**kwargs)
+    return make_raw(env_name(game), **kwargs)
 
 
 class SingleAgentEnv(gym.Env):
@@ -65,7 +50,7 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"learner_seat must be in 0..{n - 1}, got {learner_seat}")
         self.learner_seat = learner_seat
         if opponents is None:
-            opponents = [RandomOpponent() for _ in range(n - 1)]
+            opponents = [RandomAgent() for _ in range(n - 1)]
         elif not isinstance(opponents, (list, tuple)):
             opponents = [opponents] * (n - 1)
         if len(opponents) != n - 1:
@@ -76,14 +61,15 @@ class SingleAgentEnv(gym.Env):
         self.seat = 0
 
     @property
-    def state(self):
-        return self.raw.state
+    def game_state(self):
+        """The engine state being played (the raw env's ``game_state``)."""
+        return self.raw.game_state
 
     def _opponent(self, seat: int):
         return self.opponents[(seat - self.seat) % self.raw.players - 1]
 
     def _obs(self) -> np.ndarray:
-        return self.raw._observer.observe(self.raw.state, self.seat)
+        return self.raw.observe_seat(self.seat)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner (bool), all False once the game is over."""
@@ -105,8 +91,8 @@ class SingleAgentEnv(gym.Env):
         raw = self.raw
         learner = raw.possible_agents[self.seat]
         total = 0.0
-        while not raw.state.is_over and raw.state.current_player != self.seat:
-            state = raw.state
+        while not raw.game_state.is_over and raw.game_state.current_player != self.seat:
+            state = raw.game_state
             player = state.current_player
             opp = self._opponent(player)
             code = opp.act(state, player) if hasattr(opp, "act") else opp(state, player)
@@ -122,11 +108,11 @@ class SingleAgentEnv(gym.Env):
             return self._obs(), -1.0, True, False, {"illegal_action": action}
         raw.step(action)
         reward = raw.rewards[learner] + self._play_opponents()
-        terminated = raw.state.is_over
+        terminated = raw.game_state.is_over
         info = dict(raw.infos[learner])
         if terminated:
-            info["scores"] = raw.state.scores.tolist()
-            info["winners"] = raw.state.winners()
+            info["scores"] = raw.game_state.scores.tolist()
+            info["winners"] = raw.game_state.winners()
         return self._obs(), float(reward), terminated, False, info
 
     def render(self):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-from carcassonne_rl.envs.card_picture import _font
-from carcassonne_rl.envs.palette import PLAYER_COLOURS, draw_meeple
+from carcassonne_rl.envs.palette import PLAYER_COLOURS, draw_meeple, label_font
 from carcassonne_rl.games.carcassonne import State
 from carcassonne_rl.games.carcassonne.tiles import (
     CITY,
@@ -39,7 +38,7 @@ HALF_POS = (  # NNW NNE ENE ESE SSE SSW WSW WNW, just inside the tile
 SIDES = "NESW"
 
 
-def _rot_pts(pts, side):
+def rotate_points(pts: list[tuple[float, float]], side: int) -> list[tuple[float, float]]:
     """Points given for the north side, turned to ``side`` (0 N, 1 E, 2 S, 3 W)."""
     out = []
     for x, y in pts:
@@ -49,20 +48,20 @@ def _rot_pts(pts, side):
     return out
 
 
-def _city_shapes(sides: list[int]) -> list[list[tuple[float, float]]]:
+def city_shapes(sides: list[int]) -> list[list[tuple[float, float]]]:
     """Polygons (unit square) of one city touching ``sides`` (after rotation)."""
-    polys = [_rot_pts([(0, 0), (1, 0), (0.72, 0.3), (0.28, 0.3)], s) for s in sides]
+    polys = [rotate_points([(0, 0), (1, 0), (0.72, 0.3), (0.28, 0.3)], s) for s in sides]
     if len(sides) >= 2:
         polys.append([(0.28, 0.28), (0.72, 0.28), (0.72, 0.72), (0.28, 0.72)])
         for s in sides:
             if (s + 1) % 4 in sides:  # corner between s and s+1 filled
-                polys.append(_rot_pts([(1, 0), (1, 0.5), (0.5, 0.5), (0.5, 0)], s))
+                polys.append(rotate_points([(1, 0), (1, 0.5), (0.5, 0.5), (0.5, 0)], s))
     if len(sides) == 4:
         polys = [[(0, 0), (1, 0), (1, 1), (0, 1)]]
     return polys
 
 
-def _tile_segments(letter: str, rot: int):
+def tile_segments(letter: str, rot: int) -> list[tuple[int, list[int], list[int], bool]]:
     """(kind, sides after rotation, halves after rotation, pennant) of each segment."""
     tt = TILE_TYPES[TYPE_OF_LETTER[letter]]
     halves = ("NNW", "NNE", "ENE", "ESE", "SSE", "SSW", "WSW", "WNW")
@@ -79,7 +78,7 @@ def _draw_tile(draw: ImageDraw.ImageDraw, ox: int, oy: int, letter: str, rot: in
         return [(ox + x * T, oy + y * T) for x, y in pts]
 
     draw.rectangle((ox, oy, ox + T, oy + T), fill=FIELD_GREEN)
-    segs = _tile_segments(letter, rot)
+    segs = tile_segments(letter, rot)
     for kind, sides, _, _ in segs:  # roads under the cities (city gates)
         if kind not in (ROAD, LABYRINTH):
             continue
@@ -95,11 +94,11 @@ def _draw_tile(draw: ImageDraw.ImageDraw, ox: int, oy: int, letter: str, rot: in
     for kind, sides, _, pennant in segs:
         if kind != CITY:
             continue
-        for poly in _city_shapes(sides):
+        for poly in city_shapes(sides):
             draw.polygon(px(poly), fill=CITY_BROWN)
         if pennant:
             s = sides[0]
-            px, py = _rot_pts([(0.5, 0.16)], s)[0] if len(sides) < 4 else (0.5, 0.5)
+            px, py = rotate_points([(0.5, 0.16)], s)[0] if len(sides) < 4 else (0.5, 0.5)
             x, y = ox + px * T, oy + py * T
             d = T * 0.09
             draw.polygon(
@@ -131,7 +130,9 @@ def _draw_tile(draw: ImageDraw.ImageDraw, ox: int, oy: int, letter: str, rot: in
     draw.rectangle((ox, oy, ox + T, oy + T), outline=(60, 60, 60))
 
 
-def _follower_spot(kind: int, sides: list[int], halves: list[int]) -> tuple[float, float, bool]:
+def segment_follower_spot(
+    kind: int, sides: list[int], halves: list[int]
+) -> tuple[float, float, bool]:
     """Unit-square position of a follower on a segment, and whether it lies (farmer)."""
     if kind in (CLOISTER, LABYRINTH):
         return 0.5, 0.62, False
@@ -169,10 +170,10 @@ def draw_board(state: State) -> np.ndarray:
         draw.rectangle((ox + 1, oy + 1, ox + T - 1, oy + T - 1), outline=(255, 215, 0), width=3)
     for f in state.placed_followers():
         ox, oy, letter, r = where[(f.x, f.y)]
-        segs = _tile_segments(letter, r)
+        segs = tile_segments(letter, r)
         k = _segment_index(letter, r, f.location)
         kind, sides, halves, _ = segs[k]
-        fx, fy, lying = _follower_spot(kind, sides, halves)
+        fx, fy, lying = segment_follower_spot(kind, sides, halves)
         size = T * 0.3
         draw_meeple(
             draw,
@@ -191,9 +192,9 @@ def draw_board(state: State) -> np.ndarray:
     if tile and not state.is_over:
         head += f"   tile to place: {tile} (right, as printed)"
         ox, oy = width - T - 10, y0 + 20
-        draw.text((ox, y0), f"to place: {tile}", fill=(20, 20, 20), font=_font(13))
+        draw.text((ox, y0), f"to place: {tile}", fill=(20, 20, 20), font=label_font(13))
         _draw_tile(draw, ox, oy, tile, 0)
-    draw.text((10, y0), head, fill=(20, 20, 20), font=_font(15))
+    draw.text((10, y0), head, fill=(20, 20, 20), font=label_font(15))
     figures = state.figures if messages else None
     for p in range(state.config.players):
         yy = y0 + 22 * (p + 1)
@@ -205,11 +206,11 @@ def draw_board(state: State) -> np.ndarray:
             f"{mark}P{p}  {points} point{'' if points == 1 else 's'}{extra}   "
             f"followers left {int(state.followers_left[p])}"
         )
-        draw.text((30, yy), text, fill=(20, 20, 20), font=_font(14))
+        draw.text((30, yy), text, fill=(20, 20, 20), font=label_font(14))
     if messages:
         yy = y0 + 22 * (state.config.players + 1)
         note = "The Messages: two scoring figures per player; points = A + B (+ final scoring)"
-        draw.text((10, yy), note, fill=(70, 70, 70), font=_font(12))
+        draw.text((10, yy), note, fill=(70, 70, 70), font=label_font(12))
     return np.asarray(img, dtype=np.uint8).copy()
 
 

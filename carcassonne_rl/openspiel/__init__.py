@@ -6,9 +6,10 @@ Importing this package registers ``python_carcassonne`` and ``python_cardcassonn
     import carcassonne_rl.openspiel  # noqa: F401
     game = pyspiel.load_game("python_carcassonne(players=3,messages=True)")
 
-It also adds the agent family ``openspiel:mcts[:SIMS]`` / ``openspiel:ismcts[:SIMS]`` to
-``make_agent`` (OpenSpiel's search bots in our arena), and :class:`AgentBot` (our agents as
-OpenSpiel bots).
+It also holds the agent family ``openspiel:mcts[:SIMS]`` / ``openspiel:ismcts[:SIMS]`` of
+``make_agent`` (OpenSpiel's search bots in our arena; an entry point, so ``make_agent`` finds
+it in any process without this import), and :class:`AgentBot` (our agents as OpenSpiel
+bots).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
   ``pyspiel.Bot`` for ``evaluate_bots`` and OpenSpiel code; it reads the engine state held by
   our OpenSpiel state (whose undrawn tiles / cards are sorted: no hidden order to read).
 - :class:`OpenSpielAgent`: an OpenSpiel bot as our agent (``act(engine_state, seat)``), for
-  the arena; it plays on ``game.state_from_engine(state)``. Specs (registered with
-  ``make_agent`` when this package is imported): ``openspiel:mcts[:SIMS]`` (``MCTSBot``,
+  the arena; it plays on ``game.state_from_engine(state)``. Specs (``make_agent`` loads the
+  family through its entry point, in any process): ``openspiel:mcts[:SIMS]`` (``MCTSBot``,
   random rollouts, UCT c = 2, default 1,000 simulations; for the tile game: perfect
   information) and ``openspiel:ismcts[:SIMS]`` (``ISMCTSBot``, random rollouts, UCT c = 2;
   for Cardcassonne: it sees only information states and resamples the hidden cards).
@@ -22,6 +22,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.registry import register_agent_family
+from carcassonne_rl.runtime.seeds import openspiel_search_seed
 
 from .card_game import cards_drawn
 from .common import returns_of
@@ -165,7 +166,7 @@ class OpenSpielAgent:
         game = self._games.get(key)
         if game is None:
             game = self._games[key] = game_for(state)
-        seed = None if self.seed is None else (self.seed * 7919 + self._calls) % 2**32
+        seed = None if self.seed is None else openspiel_search_seed(self.seed, self._calls)
         self._calls += 1
         bot = make_bot(self.kind, game, self.simulations, seed)
         if self.kind == "ismcts":
@@ -178,8 +179,9 @@ class OpenSpielAgent:
         return f"<OpenSpielAgent {self.name}>"
 
 
-def _agent_from_spec(params: list[str], game: str, seed: int | None) -> OpenSpielAgent:
-    """``openspiel:KIND[:SIMS]`` -> :class:`OpenSpielAgent`."""
+def agent_from_spec(params: list[str], game: str, seed: int | None) -> OpenSpielAgent:
+    """``openspiel:KIND[:SIMS]`` -> :class:`OpenSpielAgent` (the ``openspiel`` entry point of
+    the ``carcassonne_rl.agent_families`` group: ``make_agent`` loads it on first use)."""
     if not params or len(params) > 2:
         raise ValueError("bad openspiel spec: expected openspiel:mcts[:SIMS] or openspiel:ismcts")
     try:
@@ -191,4 +193,4 @@ def _agent_from_spec(params: list[str], game: str, seed: int | None) -> OpenSpie
     return OpenSpielAgent(params[0], sims, seed)
 
 
-register_agent_family("openspiel", _agent_from_spec)
+register_agent_family("openspiel", agent_from_spec)

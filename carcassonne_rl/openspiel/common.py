@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from carcassonne_rl.games import registry
+
 REWARD_MODES = ("win_loss", "score_diff")
 SCORE_SCALE = 100.0  # as envs/game_env.py: score_diff shaping is (relative score) / 100
 # A bound on |own score - mean of the others| / SCORE_SCALE in either game (scores stay far
@@ -30,9 +32,7 @@ def check_reward_mode(mode: str) -> str:
 
 
 def check_players(players: int) -> int:
-    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5:
-        raise ValueError(f"players must be an int from 2 to 5, got {players!r}")
-    return players
+    return registry.check_players(None, players)
 
 
 def win_loss(players: int, winners: list[int]) -> np.ndarray:

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from carcassonne_rl.agents import make_agent
+from carcassonne_rl.games import registry
+from carcassonne_rl.games.record_header import game_of
+from carcassonne_rl.runtime.seeds import seat_seed
 
 from .card_payload import card_payload, decision_text
 from .tile_payload import score_event_dict, tile_payload
-
-GAMES = ("carcassonne", "cardcassonne")
 
 
 class PlayError(ValueError):
@@ -86,40 +87,22 @@ def redraw_unseen(state: Any, seat: int, rng: random.Random) -> Any:
     return redeal_unseen(state, seat, random.Random(rng.getrandbits(SEED_BITS)))
 
 
-def new_state(game: str, players: int, expansions: tuple[str, ...], seed: int) -> Any:
-    """A fresh engine state of ``game``."""
-    if game == "carcassonne":
-        from carcassonne_rl.games.carcassonne import GameConfig, new_game
-
-        return new_game(GameConfig(players=players, seed=seed, expansions=expansions))
-    if expansions:
-        raise PlayError("expansions exist only for the tile game (carcassonne)")
-    from carcassonne_rl.games import cardcassonne
-    from carcassonne_rl.games.cardcassonne import new_game as new_card_game
-
-    return new_card_game(cardcassonne.GameConfig(players=players, seed=seed))
-
-
 def game_of_record(record: Any) -> str:
     """Which game a record (a parsed JSON object) belongs to."""
-    if isinstance(record, dict) and record.get("game") == "cardcassonne":
-        return "cardcassonne"
-    if isinstance(record, dict) and record.get("format") == "carcassonne-rl/tile-game":
-        return "carcassonne"
-    raise PlayError("not a game record of carcassonne-rl (tile game or Cardcassonne)")
+    try:
+        game = registry.check_game(game_of(record))
+    except ValueError as err:
+        raise PlayError(
+            f"not a game record of carcassonne-rl (tile game or Cardcassonne): {err}"
+        ) from None
+    return game
 
 
 def load_record(record: Any) -> Any:
     """The final state of a record of either game (``PlayError`` if it does not replay)."""
-    game = game_of_record(record)
+    game_of_record(record)
     try:
-        if game == "carcassonne":
-            from carcassonne_rl.games.carcassonne import replay
-
-            return replay(record)
-        from carcassonne_rl.games.cardcassonne import replay as replay_cards
-
-        return replay_cards(record)
+        return registry.load_record(record)
     except ValueError as err:
         raise PlayError(f"the record does not replay: {err}") from None
 
@@ -162,10 +145,10 @@ class PlaySession:
         game_id: str | None = None,
         allow_undo: bool = True,
     ) -> None:
-        if game not in GAMES:
-            raise PlayError(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
-        if not 2 <= players <= 5:
-            raise PlayError(f"players must be 2-5, got {players}")
+        try:
+            registry.check_setup(game, players, expansions)
+        except ValueError as err:
+            raise PlayError(str(err)) from None
         if not 0 <= seat < players:
             raise PlayError(f"seat must be 0-{players - 1} for {players} players, got {seat}")
         specs = opponents or ["random"]
@@ -197,7 +180,7 @@ class PlaySession:
         other_seats = [p for p in range(players) if p != seat]
         try:
             self.agents = {
-                p: make_agent(spec, game, seed=self.seed * 16 + p)
+                p: make_agent(spec, game, seed=seat_seed(self.seed, p))
                 for p, spec in zip(other_seats, specs, strict=True)
             }
             for agent in self.agents.values():
@@ -210,7 +193,7 @@ class PlaySession:
             getattr(a, "allows_undo", True) for a in self.agents.values()
         )
         try:
-            self.state = new_state(game, players, expansions, self.seed)
+            self.state = registry.new_game(game, players, self.seed, expansions)
         except ValueError as err:
             raise PlayError(str(err)) from None
         self.log: list[Decision] = []

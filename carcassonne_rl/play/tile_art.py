@@ -12,10 +12,10 @@ from typing import Any
 
 from carcassonne_rl.envs.tile_picture import (
     SIDE_VEC,
-    _city_shapes,
-    _follower_spot,
-    _rot_pts,
-    _tile_segments,
+    city_shapes,
+    rotate_points,
+    segment_follower_spot,
+    tile_segments,
 )
 from carcassonne_rl.games.carcassonne.tiles import (
     CITY,
@@ -40,7 +40,7 @@ def tile_shapes(letter: str, rotation: int) -> dict[str, Any]:
     pennants: list[list[float]] = []
     spots: list[list[float | bool]] = []
     cloister = labyrinth = False
-    for kind, sides, halves, pennant in _tile_segments(letter, rotation):
+    for kind, sides, halves, pennant in tile_segments(letter, rotation):
         if kind in (ROAD, LABYRINTH):
             ends = [SIDE_VEC[s] for s in sides]
             if len(ends) == 2:
@@ -48,13 +48,13 @@ def tile_shapes(letter: str, rotation: int) -> dict[str, Any]:
             else:
                 roads.extend(_round([e, (0.5, 0.5)]) for e in ends)
         if kind == CITY:
-            cities.extend(_round(poly) for poly in _city_shapes(sides))
+            cities.extend(_round(poly) for poly in city_shapes(sides))
             if pennant:
-                spot = _rot_pts([(0.5, 0.16)], sides[0])[0] if len(sides) < 4 else (0.5, 0.5)
+                spot = rotate_points([(0.5, 0.16)], sides[0])[0] if len(sides) < 4 else (0.5, 0.5)
                 pennants.append(_round([spot])[0])
         cloister = cloister or kind == CLOISTER
         labyrinth = labyrinth or kind == LABYRINTH
-        x, y, lying = _follower_spot(kind, sides, halves)
+        x, y, lying = segment_follower_spot(kind, sides, halves)
         spots.append([round(x, 3), round(y, 3), lying])
     return {
         "roads": roads,

@@ -1,4 +1,5 @@
-"""Services that every higher room shares: progress output, user errors and the Ray session.
+"""Services that every higher room shares: progress output, user errors, the Ray session and
+the derived seeds (:mod:`.seeds`).
 
 It imports nothing else of the package, so any room may use it.
 """

@@ -8,21 +8,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-GAMES = ("carcassonne", "cardcassonne")
+from carcassonne_rl.games import registry
+from carcassonne_rl.runtime.seeds import bench_deal, bench_warmup_deal
 
 
 def game_factory(game: str, players: int, expansions: tuple[str, ...] = ()) -> Callable[[int], Any]:
     """``seed -> new state`` for the named game."""
-    if game == "carcassonne":
-        from carcassonne_rl.games.carcassonne import GameConfig, new_game
-
-        return lambda seed: new_game(GameConfig(players, seed=seed, expansions=tuple(expansions)))
-    if game == "cardcassonne":
-        from carcassonne_rl.games import cardcassonne
-        from carcassonne_rl.games.cardcassonne import new_game as new_card_game
-
-        return lambda seed: new_card_game(cardcassonne.GameConfig(players=players, seed=seed))
-    raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
+    registry.check_setup(game, players, expansions)
+    return lambda seed: registry.new_game(game, players, seed, expansions)
 
 
 def play_random_game(state: Any, rng: random.Random) -> tuple[int, int]:
@@ -45,13 +38,13 @@ def bench_engine(
     make = game_factory(game, players, expansions)
     rng = random.Random(seed)
     warm_start = time.perf_counter()
-    play_random_game(make(10**9 + seed), rng)  # compiles / loads the JIT cache
+    play_random_game(make(bench_warmup_deal(seed)), rng)  # compiles / loads the JIT cache
     warmup_s = time.perf_counter() - warm_start
     games = decisions = legal = 0
     start = time.perf_counter()
     elapsed = 0.0
     while elapsed < seconds:
-        d, n = play_random_game(make(seed + games), rng)
+        d, n = play_random_game(make(bench_deal(seed, games)), rng)
         games += 1
         decisions += d
         legal += n

@@ -37,9 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from carcassonne_rl.games import registry
+
 from .fuzz_checks import CardChecks, TileChecks
 
-GAMES = ("carcassonne", "cardcassonne")
 VERSIONS = ("v0", "v1")  # v1: carcassonne_v1 (the tile game's compact observation)
 ILLEGAL_CHECK_EVERY = 53  # decisions between two refused-illegal-action checks
 COPY_CHECK_EVERY = 211  # decisions between two clone / JSON round-trip checks
@@ -59,14 +60,7 @@ class FuzzConfig:
     version: str = "v0"
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"game must be one of {GAMES}, got {self.game!r}")
-        if isinstance(self.players, bool) or not isinstance(self.players, int):
-            raise ValueError(f"players must be an int from 2 to 5, got {self.players!r}")
-        if not 2 <= self.players <= 5:
-            raise ValueError(f"players must be an int from 2 to 5, got {self.players!r}")
-        if self.expansions and self.game != "carcassonne":
-            raise ValueError("expansions exist for the tile game (carcassonne) only")
+        registry.check_setup(self.game, self.players, self.expansions)
         if self.version not in VERSIONS:
             raise ValueError(f"version must be one of {VERSIONS}, got {self.version!r}")
         if self.version != "v0" and self.game != "carcassonne":
@@ -92,8 +86,7 @@ class FuzzConfig:
 
 # Both games at 2-5 seats, and every tile expansion set (at 2 and 4 seats).
 STANDARD_CONFIGS: tuple[FuzzConfig, ...] = (
-    *(FuzzConfig("carcassonne", n) for n in (2, 3, 4, 5)),
-    *(FuzzConfig("cardcassonne", n) for n in (2, 3, 4, 5)),
+    *(FuzzConfig(game, n) for game in registry.GAMES for n in registry.SPECS[game].players),
     FuzzConfig("carcassonne", 2, ("messages",)),
     FuzzConfig("carcassonne", 2, ("labyrinth",)),
     FuzzConfig("carcassonne", 2, ("messages", "labyrinth")),
@@ -146,7 +139,7 @@ BAD_ENV_ACTIONS: tuple[Callable[[int, int], Any], ...] = (
 def _env_fingerprint(env: Any, checks: Any) -> tuple:
     raw = env.unwrapped
     return (
-        checks.fingerprint(raw.state),
+        checks.fingerprint(raw.game_state),
         raw.agent_selection,
         tuple(raw.agents),
         repr(raw.terminations),
@@ -178,7 +171,7 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
             continue
         if tally.decisions >= limit:
             return
-        state = raw.state
+        state = raw.game_state
         agent = raw.agent_selection
         if state.is_over or agent != agents[state.current_player]:
             tally.fail(f"PettingZoo selects {agent}, the engine seat {state.current_player}")
@@ -225,7 +218,7 @@ def _play_game(env: Any, checks: Any, rng: random.Random, tally: _Tally, limit: 
             if problem:
                 tally.fail(problem)
     tally.games += 1
-    _check_copies(copies, raw.state, checks, tally)
+    _check_copies(copies, raw.game_state, checks, tally)
 
 
 def _check_v1_observation(raw: Any, space: Any, obs: dict, tally: _Tally) -> None:
@@ -237,7 +230,7 @@ def _check_v1_observation(raw: Any, space: Any, obs: dict, tally: _Tally) -> Non
         tally.fail("carcassonne_v1 observation outside its observation space")
     encoder = raw.encoder
     v0 = TileEncoder(encoder.window, encoder.messages)
-    state = raw.state
+    state = raw.game_state
     planes = v0.encode(state, state.current_player)
     if not np.array_equal(encoder.to_planes(obs), planes):
         tally.fail("carcassonne_v1 observation differs from carcassonne_v0's planes")
@@ -246,7 +239,7 @@ def _check_v1_observation(raw: Any, space: Any, obs: dict, tally: _Tally) -> Non
 def _check_refusals(env: Any, checks: Any, rng: random.Random, tally: _Tally, legal_index: int):
     """An illegal engine code and a type-invalid env action are refused, nothing changed."""
     raw = env.unwrapped
-    state = raw.state
+    state = raw.game_state
     before = _env_fingerprint(env, checks)
     code = checks.illegal_code(state, rng)
     try:

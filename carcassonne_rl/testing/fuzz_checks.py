@@ -25,7 +25,7 @@ class TileChecks:
     def mask_codes(self, state: Any, mask_indices: np.ndarray) -> list[int]:
         encoder = self.raw.encoder
         L = self.layout
-        if state._ints[L.R_PHASE] == L.PHASE_TILE:
+        if state.phase_index == L.PHASE_TILE:
             # placement index = (window row * W + window column) * 4 + rotation
             x0, y0 = encoder.origin(state)
             w = encoder.window
@@ -41,13 +41,14 @@ class TileChecks:
     def conservation(self, state: Any, thorough: bool) -> str | None:
         """Tiles and followers conserved: counts every step, by letter when ``thorough``."""
         L = self.layout
-        ints = state._ints
+        a = state.kernel_arrays()
+        ints = a.ints
         pending = int(ints[L.R_PHASE] == L.PHASE_TILE)
         in_pile = int(ints[L.R_DECKLEN] - ints[L.R_DECKPOS])
         total = int(ints[L.R_NSLOTS]) + int(ints[L.R_NDISCARD]) + in_pile + pending
         if total != int(ints[L.R_DECKLEN]) + 1:
             return f"tiles not conserved: {total} counted, {int(ints[L.R_DECKLEN]) + 1} dealt"
-        owners = state._segs[: ints[L.R_NSLOTS] * L.MAX_SEGMENTS, L.S_OWNER]
+        owners = a.segs[: ints[L.R_NSLOTS] * L.MAX_SEGMENTS, L.S_OWNER]
         on_board = np.bincount(owners[owners >= 0], minlength=self.players)
         left = ints[L.R_FOLLOWERS : L.R_FOLLOWERS + self.players]
         if (left + on_board != 7).any():
@@ -81,7 +82,8 @@ class TileChecks:
                 totals[event.player] += event.points
         else:
             L = self.layout
-            events = state._events[: state._ints[L.R_NEVENTS]]
+            a = state.kernel_arrays()
+            events = a.events[: a.ints[L.R_NEVENTS]]
             totals = np.bincount(
                 events[:, L.E_PLAYER], weights=events[:, L.E_POINTS], minlength=self.players
             )
@@ -105,11 +107,12 @@ class TileChecks:
 
     def fingerprint(self, state: Any) -> bytes:
         L = self.layout
-        ints = state._ints
-        used_events = state._events[: ints[L.R_NEVENTS]]  # the rest is uninitialised
-        used_pool = state._pool[: ints[L.R_POOL]]
+        a = state.kernel_arrays()
+        ints = a.ints
+        used_events = a.events[: ints[L.R_NEVENTS]]  # the rest is uninitialised
+        used_pool = a.pool[: ints[L.R_POOL]]
         digest = hashlib.blake2b(digest_size=20)
-        for array in (state._board, ints, state._tiles, state._segs, used_events, used_pool):
+        for array in (a.board, ints, a.tiles, a.segs, used_events, used_pool):
             digest.update(np.ascontiguousarray(array).tobytes())
         digest.update(np.asarray(state.history, np.int64).tobytes())
         return digest.digest()
@@ -147,7 +150,7 @@ class CardChecks:
                 if entry < 0:
                     followers_in_rows[-entry - 1] += 1
         for p in range(self.players):
-            expected = int(state._phase == self.turn_phase and state.follower_row[p] >= 0)
+            expected = int(state.phase_index == self.turn_phase and state.follower_row[p] >= 0)
             if followers_in_rows[p] != expected:
                 return f"seat {p}: {followers_in_rows[p]} followers in rows (expected {expected})"
             if sum(state.hands[p]) != state.hand_size[p]:

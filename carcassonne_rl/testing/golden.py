@@ -144,7 +144,7 @@ def play(spec: GoldenSpec) -> list[list[Any]]:
                 action = int(legal[rng.randrange(legal.size)])
         env.step(action)
         rewards = [round(float(raw.rewards.get(a, 0.0)), 6) for a in agents]
-        scores = [int(s) for s in raw.state.scores]
+        scores = [int(s) for s in raw.game_state.scores]
         rows.append([agents.index(agent), action, obs_hash, mask_hash, rewards, scores])
     env.close()
     return rows

@@ -11,12 +11,13 @@ import json
 import shutil
 from pathlib import Path
 
+from carcassonne_rl.games.registry import GAMES
 from carcassonne_rl.runtime.errors import UserError
-from carcassonne_rl.training.train_config import GAMES, TrainConfig
+from carcassonne_rl.training.train_config import TrainConfig
 
 STATE_FILE = "trainer_state.json"  # as selfplay.STATE_FILE (kept free of the torch import)
-# settings a resumed run may change: its length, and the cores it runs on
-RESUMABLE_CHANGES = ("timesteps", "n_envs", "workers")
+# settings a resumed run may change: its length, and the cores and device it runs on
+RESUMABLE_CHANGES = ("timesteps", "n_envs", "workers", "device")
 
 
 def holds_run(folder: Path) -> bool:

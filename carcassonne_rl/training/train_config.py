@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-GAMES = ("carcassonne", "cardcassonne")
+from carcassonne_rl.games import registry
+
 OBSERVATIONS = ("v0", "v1")  # tile game: carcassonne_v0 planes or carcassonne_v1 board+globals
 TILE_NETS = ("planes", "board", "features")  # policies.TILE_NETS + ppo/feature_policy.py
+DEVICE_PATTERN = re.compile(r"auto|cpu|mps|cuda(:\d+)?")  # SB3's "auto" and torch's names
 
 
 @dataclass
@@ -63,15 +66,13 @@ class TrainConfig:
     conv_layers: int = 3
     tile_net: str = "planes"  # tile game network: "planes" (TilePlanes), "board", "features"
     hidden: int = 256  # card game MLP width (two layers)
+    # torch device of the PPO learner (SB3's choice): "auto" (a GPU if there is one), "cpu",
+    # "cuda", "cuda:N", "mps"; may change on resume. Saved policies load on the CPU.
+    device: str = "auto"
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}; expected one of {GAMES}")
-        if not 2 <= self.players <= 5:
-            raise ValueError(f"players must be 2-5, got {self.players}")
         self.expansions = tuple(self.expansions)
-        if self.expansions and self.game != "carcassonne":
-            raise ValueError("expansions exist only for the tile game")
+        registry.check_setup(self.game, self.players, self.expansions)
         self.baselines = tuple(self.baselines)
         if self.observation not in OBSERVATIONS:
             raise ValueError(
@@ -84,6 +85,11 @@ class TrainConfig:
             if text not in ("true", "false", "1", "0"):
                 raise ValueError(f"warm_start_augment must be true or false, got {text!r}")
             self.warm_start_augment = text in ("true", "1")
+        if not isinstance(self.device, str) or not DEVICE_PATTERN.fullmatch(self.device):
+            raise ValueError(
+                f"device must be auto, cpu, cuda, cuda:N or mps (torch's device names), "
+                f"got {self.device!r}"
+            )
         if self.tile_net not in TILE_NETS:
             raise ValueError(f"unknown tile_net {self.tile_net!r}; expected one of {TILE_NETS}")
         features = self.tile_net == "features" and self.game == "carcassonne"

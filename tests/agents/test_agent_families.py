@@ -1,12 +1,21 @@
-"""Agent families added from above (``register_agent_family``), and the message when a known
-one (``openspiel``) is not loaded."""
+"""Agent families: the built-in ones and those added from above (``register_agent_family``)
+all go through one table; optional ones load from their entry point in a fresh process, and a
+known one that cannot load says how to install it."""
 
 from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from importlib import metadata
 
 import pytest
 
 from carcassonne_rl.agents import make_agent, registry
-from carcassonne_rl.agents.random_agent import RandomAgent
+from carcassonne_rl.agents.card.greedy import CardGreedyAgent
+from carcassonne_rl.agents.random_agent import CardRandomAgent, RandomAgent
+from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
+from carcassonne_rl.agents.tile.mcts import TileMCTSAgent
 
 
 def test_a_registered_family_builds_agents_from_its_spec(monkeypatch) -> None:
@@ -22,11 +31,69 @@ def test_a_registered_family_builds_agents_from_its_spec(monkeypatch) -> None:
 
 
 def test_builtin_names_cannot_be_taken() -> None:
-    with pytest.raises(ValueError, match="built-in"):
-        registry.register_agent_family("greedy", lambda *a: None)
+    for name in (*registry.NAMES, "policy"):
+        with pytest.raises(ValueError, match="built-in"):
+            registry.register_agent_family(name, lambda *a: None)
 
 
-def test_openspiel_specs_say_how_to_load_them_when_absent(monkeypatch) -> None:
+def test_builtin_specs_build_their_agent_per_game_and_are_named_once() -> None:
+    cases = [
+        (" Random ", "carcassonne", RandomAgent, "random"),
+        ("random", "cardcassonne", CardRandomAgent, "random"),
+        ("greedy", "carcassonne", TileGreedyAgent, "greedy"),
+        ("GREEDY", "cardcassonne", CardGreedyAgent, "greedy"),
+        ("mcts:20:0.5", "carcassonne", TileMCTSAgent, "mcts:20:0.5"),
+    ]
+    for spec, game, cls, name in cases:
+        agent = make_agent(spec, game, seed=3)
+        assert type(agent) is cls and agent.name == name
+    mcts = make_agent("mcts:20:0.5", "carcassonne")
+    assert (mcts.simulations, mcts.time_limit) == (20, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("spec", "game", "message"),
+    [
+        ("wizard", "carcassonne", "unknown agent 'wizard'; expected one of random, greedy"),
+        ("random:3", "carcassonne", "agent 'random' takes no parameters, got 'random:3'"),
+        ("heuristic:2", "cardcassonne", "agent 'heuristic' takes no parameters"),
+        ("pretrained-obs", "cardcassonne", "pretrained-obs plays the tile game"),
+        ("mcts:0", "carcassonne", "bad mcts spec 'mcts:0': expected mcts[:sims[:seconds]]"),
+        ("pretrained:x", "carcassonne", "bad spec 'pretrained:x': SIMS must be an integer"),
+        ("pretrained:blend=2", "carcassonne", "bad spec 'pretrained:blend=2': expected pretrained"),
+        ("pretrained:search=0", "carcassonne", "bad spec 'pretrained:search=0': expected"),
+        ("policy", "carcassonne", "bad spec: expected policy:PATH"),
+        ("random", "chess", "unknown game 'chess'"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec: str, game: str, message: str) -> None:
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        make_agent(spec, game)
+
+
+def test_a_family_without_entry_point_names_its_extra(monkeypatch) -> None:
     monkeypatch.delitem(registry.FAMILIES, "openspiel", raising=False)
-    with pytest.raises(ValueError, match=r"import carcassonne_rl\.openspiel"):
+    monkeypatch.setattr(metadata, "entry_points", lambda **kw: [])
+    with pytest.raises(ValueError, match=r"is not loaded: .*pip install -e '\.\[openspiel\]'"):
         make_agent("openspiel:mcts:10", "carcassonne")
+
+
+def test_openspiel_specs_say_how_to_install_it_when_absent(monkeypatch) -> None:
+    """The entry point is found but OpenSpiel cannot be imported: the package's install line."""
+    monkeypatch.delitem(registry.FAMILIES, "openspiel", raising=False)
+    for module in [m for m in sys.modules if m.startswith("carcassonne_rl.openspiel")]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel raises ImportError
+    with pytest.raises(ValueError, match=r"not loaded: .*needs OpenSpiel: pip install"):
+        make_agent("openspiel:mcts:10", "carcassonne")
+
+
+def test_a_fresh_process_resolves_openspiel_specs_from_the_entry_point() -> None:
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed")
+    code = (
+        "import sys; from carcassonne_rl.agents import make_agent; "
+        "print(make_agent('openspiel:mcts:50', 'carcassonne', seed=0).name, "
+        "'carcassonne_rl.openspiel' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["openspiel:mcts:50", "True"]

@@ -25,7 +25,7 @@ def _card_positions(n_positions: int = 12):
     return out
 
 
-@pytest.mark.parametrize("spec", ["random", "greedy", "mcts:40"])
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "pretrained", "mcts:40"])
 def test_card_agents_ignore_hidden_cards(spec: str) -> None:
     positions = _card_positions()
     assert len(positions) >= 10

@@ -83,8 +83,8 @@ def test_heuristic_beats_greedy_on_a_few_deals() -> None:
     assert margin > 0
 
 
-def test_heuristic_is_for_the_tile_game() -> None:
-    with pytest.raises(ValueError, match="tile game"):
-        make_agent("heuristic", "cardcassonne")
+def test_heuristic_specs() -> None:
+    assert type(make_agent("heuristic", "cardcassonne")).__name__ == "CardHeuristicAgent"
+    assert type(make_agent("heuristic", "carcassonne")).__name__ == "TileHeuristicAgent"
     with pytest.raises(ValueError, match="takes no parameters"):
         make_agent("heuristic:5", "carcassonne")

@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.tile.afterstate import options, values_from
+from carcassonne_rl.agents.tile.afterstate import net_feature_set, options, values_from
 from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
 from carcassonne_rl.agents.tile.heuristic import player_values
-from carcassonne_rl.agents.tile.hidden import resample_hidden
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent, unknown_tiles, with_drawn_tile
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 from carcassonne_rl.games.carcassonne.tiles import LETTERS
@@ -32,8 +31,7 @@ def test_unknown_tiles_are_the_pile_and_the_drawn_tile() -> None:
     drawn = LETTERS.index(s.current_tile)
     counts[drawn] = counts.get(drawn, 0) + 1
     assert unknown_tiles(s) == counts
-    shuffled = s.clone()
-    resample_hidden(shuffled, random.Random(1))
+    shuffled = s.resample_hidden(random.Random(1))
     assert unknown_tiles(shuffled) == counts  # the pile's order does not matter
 
 
@@ -166,7 +164,7 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(spec, players, 
     plays = fast.two.net if players == 2 else fast.table.net
     probe = np.random.default_rng(0).random((4, plays.inputs), dtype=np.float32)
     np.testing.assert_array_equal(table.net.forward(probe), plays.forward(probe))
-    assert table.net.meta.get("feature_set", "v1") == ("v1" if players == 2 else "table")
+    assert net_feature_set(table.net) == ("two_player" if players == 2 else "table")
     s = new_game(GameConfig(players=players, seed=2, expansions=expansions))
     checked = 0
     while not s.is_over:
@@ -174,8 +172,7 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(spec, players, 
             agent.reset(0)
             code = agent.act(s, s.current_player)
             assert code in s.legal_action_codes().tolist()
-            twin = s.clone()
-            resample_hidden(twin, random.Random(s.turn))
+            twin = s.resample_hidden(random.Random(s.turn))
             agent.reset(0)
             assert agent.act(twin, twin.current_player) == code
             checked += 1

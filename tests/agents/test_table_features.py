@@ -94,7 +94,11 @@ def _net(width: int, feature_set: str | None) -> MLP:
 
 def test_model_files_load_with_their_own_feature_set(tmp_path) -> None:
     shipped = load_value_net(pretrained_path("carcassonne"))
-    assert net_feature_set(shipped) == "v1" and shipped.inputs == NUM_FEATURES
+    assert shipped.meta["feature_set"] == "v1"  # the set's old name, kept in the shipped file
+    assert net_feature_set(shipped) == "two_player" and shipped.inputs == NUM_FEATURES
+    for name in ("v1", "two_player", None):  # old name, new name, files older than the key
+        _net(NUM_FEATURES, name).save(tmp_path / "two.npz")
+        assert net_feature_set(load_value_net(tmp_path / "two.npz")) == "two_player"
     _net(NUM_TABLE_FEATURES, "table").save(tmp_path / "table.npz")
     net = load_value_net(tmp_path / "table.npz")
     assert net_feature_set(net) == "table"
@@ -134,7 +138,7 @@ def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond
 
     two = load_value_net(pretrained_path("carcassonne"))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
-    assert net_feature_set(two) == "v1" and net_feature_set(table) == "table"
+    assert net_feature_set(two) == "two_player" and net_feature_set(table) == "table"
     cases = ((2, (), two), (3, ("messages",), table), (5, ("messages", "labyrinth"), table))
     for players, expansions, net in cases:
         s = _midgame(players, expansions, turns=20, seed=players)

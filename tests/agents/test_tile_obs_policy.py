@@ -209,7 +209,7 @@ def _env_moves_are_the_agents(
     env.reset(seed=seed)
     for _ in range(moves):
         obs, _, _, _, _ = env.last()
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         index = agent.decide(obs)
         assert obs["action_mask"][index] == 1
         assert agent.encoder.code_of(state, index) == agent.act(state, state.current_player)

@@ -74,3 +74,32 @@ def test_main_job_on_a_tiny_budget(tmp_path) -> None:
         first, second = summary["games"][game], again["games"][game]
         assert second["timesteps"] == first["timesteps"]
         assert second["train_seconds"] >= first["train_seconds"] > 0
+
+
+def test_train_device_option_reaches_the_model(tmp_path, monkeypatch) -> None:
+    """``--device cpu`` is the run's config device and the model's (training replaced by
+    building the model); ``--device`` is refused where it has no meaning."""
+    import torch
+
+    from carcassonne_rl.training.ppo import selfplay
+
+    seen = {}
+
+    def build_only(config, out, resume=False, progress=True):
+        env = selfplay.make_vec_env(config)
+        try:
+            seen["device"] = selfplay.new_model(config, env, None).device
+        finally:
+            env.close()
+        config.save(out / "config.json")
+
+    monkeypatch.setattr(selfplay, "train", build_only)
+    run = tmp_path / "run"
+    args = ["train", "--game", "cardcassonne", "--out", str(run), "--envs", "1", "--no-progress"]
+    assert main([*args, "--device", "cpu", "--set", "hidden=32"]) == 0
+    assert seen["device"] == torch.device("cpu")
+    assert json.loads((run / "config.json").read_text())["device"] == "cpu"
+    assert main([*args, "--overwrite", "--device", "gpu"]) == 2  # one line, no traceback
+    tile = ["train", "--out", str(tmp_path / "a"), "--no-progress", "--device", "cpu"]
+    assert main([*tile, "--algo", "afterstate"]) == 2
+    assert main([*tile, "--backend", "rllib"]) == 2

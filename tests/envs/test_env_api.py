@@ -95,11 +95,11 @@ def test_pickle_round_trip(make):
     for agent in env.agents:
         assert _observations_equal(env.observe(agent), copy.observe(agent))
     assert copy.agent_selection == env.agent_selection
-    assert copy.unwrapped.state.history == env.unwrapped.state.history
+    assert copy.unwrapped.game_state.history == env.unwrapped.game_state.history
     # both continue identically
     _play(env, 30, seed=2)
     _play(copy, 30, seed=2)
-    assert copy.unwrapped.state.history == env.unwrapped.state.history
+    assert copy.unwrapped.game_state.history == env.unwrapped.game_state.history
 
 
 def test_registered_in_pettingzoo_registry():

@@ -22,10 +22,10 @@ def test_illegal_action_terminates_with_penalty(game):
     env.reset(seed=1)
     obs, *_ = env.last()
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-    history = list(env.unwrapped.state.history)
+    history = list(env.unwrapped.game_state.history)
     maker = env.agent_selection
     env.step(illegal)  # PettingZoo's EnvLogger logs "Illegal move made"
-    assert env.unwrapped.state.history == history  # the engine never saw it
+    assert env.unwrapped.game_state.history == history  # the engine never saw it
     assert all(env.terminations.values()) and all(env.truncations.values())
     assert env._cumulative_rewards[maker] == -1.0
     assert all(r == 0.0 for a, r in env._cumulative_rewards.items() if a != maker)
@@ -72,7 +72,7 @@ def _play_out(env, seed):
 def test_terminal_rewards_follow_the_winners(game):
     env = MAKERS[game]()
     env.reset(seed=4)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     final = _play_out(env, seed=4)
     winners = state.winners()
     for i in range(3):
@@ -83,7 +83,7 @@ def test_terminal_rewards_follow_the_winners(game):
 def test_score_diff_shaping_is_zero_sum_and_tracks_scores():
     env = carcassonne_v0.env(players=2, reward_mode="score_diff")
     env.reset(seed=2)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     rng = random.Random(0)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     while not state.is_over:

@@ -35,7 +35,7 @@ def _tile_obs(config: GameConfig, state, player: int) -> np.ndarray:
 def test_tile_reset_from_a_draw_order_and_message_order() -> None:
     env = carcassonne_v0.env(players=2, expansions=BOTH)
     env.reset(seed=3, options={"draw_order": "VUYK", "message_order": "81234567"})
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.draw_order == "VUYK" and state.message_order == "81234567"
     assert state.current_tile == "V"
     same = new_game(GameConfig(2, expansions=BOTH), draw_order="VUYK", message_order="81234567")
@@ -50,7 +50,7 @@ def test_tile_reset_from_a_draw_order_and_message_order() -> None:
 def test_tile_reset_with_fill_pile_goes_on_to_a_full_game() -> None:
     env = carcassonne_v0.env(players=2, expansions=("labyrinth",))
     env.reset(seed=5, options={"draw_order": "YY", "fill_pile": True})
-    order = env.unwrapped.state.draw_order
+    order = env.unwrapped.game_state.draw_order
     assert order.startswith("YY") and len(order) == 73
     counts = draw_pile_counts(GameConfig(2, expansions=("labyrinth",)))
     assert {c: order.count(c) for c in counts} == counts
@@ -63,7 +63,7 @@ def test_tile_reset_from_a_saved_game_plays_on() -> None:
     env = carcassonne_v0.env(players=3, expansions=BOTH, reward_mode="score_diff")
     for record in (text, json.loads(text)):
         env.reset(seed=0, options={"record": record})
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         assert state.history == saved.history
         agent = env.agent_selection
         assert agent == f"player_{saved.current_player}"
@@ -73,14 +73,14 @@ def test_tile_reset_from_a_saved_game_plays_on() -> None:
         seat = saved.current_player
         assert np.array_equal(obs["observation"], _tile_obs(copy.config, copy, seat))
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # and the game goes on
-    assert len(env.unwrapped.state.history) == len(saved.history) + 1
+    assert len(env.unwrapped.game_state.history) == len(saved.history) + 1
 
 
 def test_card_reset_from_a_chosen_deal() -> None:
     order = card.deal_order(2, SETUP, [(1, HANDS)])
     env = cardcassonne_v0.env(players=2)
     env.reset(seed=9, options={"card_order": order})
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     same = card.new_game(card.GameConfig(players=2), order)
     assert state.hands == same.hands
     assert sorted(card.card_name(k) for k in range(24) for _ in range(state.hands[0][k])) == (
@@ -95,7 +95,7 @@ def test_card_reset_from_a_saved_game() -> None:
     _random_moves(saved, 30, seed=2)
     env = cardcassonne_v0.env(players=3)
     env.reset(options={"record": saved.to_json()})
-    assert env.unwrapped.state.history == saved.history
+    assert env.unwrapped.game_state.history == saved.history
     obs, *_ = env.last()
     seat = saved.current_player
     assert env.agent_selection == f"player_{seat}"
@@ -105,7 +105,7 @@ def test_card_reset_from_a_saved_game() -> None:
 def test_single_agent_env_passes_the_options_on() -> None:
     env = SingleAgentEnv("carcassonne", learner_seat=0)
     obs, _ = env.reset(seed=0, options={"draw_order": "UUV"})
-    assert env.state.draw_order == "UUV"
+    assert env.game_state.draw_order == "UUV"
     assert np.array_equal(obs, _tile_obs(GameConfig(), new_game(draw_order="UUV"), 0))
 
 
@@ -126,12 +126,12 @@ def test_single_agent_env_passes_the_options_on() -> None:
 def test_tile_reset_rejects_bad_options_and_changes_nothing(options, message) -> None:
     env = carcassonne_v0.env(players=2)
     env.reset(seed=1)
-    before = env.unwrapped.state
+    before = env.unwrapped.game_state
     history = list(before.history)
     with pytest.raises(ValueError) as err:
         env.reset(seed=2, options=options)
     assert message in str(err.value)
-    assert env.unwrapped.state is before and before.history == history
+    assert env.unwrapped.game_state is before and before.history == history
 
 
 def test_tile_reset_rejects_a_record_of_another_config_or_a_finished_game() -> None:
@@ -157,11 +157,11 @@ def test_tile_reset_rejects_a_record_of_another_config_or_a_finished_game() -> N
 def test_card_reset_rejects_bad_options(options, message) -> None:
     env = cardcassonne_v0.env(players=2)
     env.reset(seed=1)
-    before = env.unwrapped.state
+    before = env.unwrapped.game_state
     with pytest.raises(ValueError) as err:
         env.reset(options=options)
     assert message in str(err.value)
-    assert env.unwrapped.state is before
+    assert env.unwrapped.game_state is before
 
 
 @pytest.mark.parametrize("make", [carcassonne_v0.env, cardcassonne_v0.env])
@@ -171,8 +171,8 @@ def test_an_unknown_reset_option_warns_with_the_accepted_ones(make) -> None:
         env.reset(seed=0, options={"draw_ordr": "UU"})
     shuffled = make(players=2)
     shuffled.reset(seed=0)
-    assert env.unwrapped.state.history == shuffled.unwrapped.state.history
-    assert env.unwrapped.state.to_json() == shuffled.unwrapped.state.to_json()
+    assert env.unwrapped.game_state.history == shuffled.unwrapped.game_state.history
+    assert env.unwrapped.game_state.to_json() == shuffled.unwrapped.game_state.to_json()
 
 
 def test_deal_order_rejects_impossible_deals() -> None:
@@ -192,11 +192,11 @@ def test_a_replaced_state_never_gives_a_stale_observation() -> None:
     env = carcassonne_v0.env(players=2)
     env.reset(seed=0)
     first, *_ = env.last()  # fills the observer cache
-    tile = env.unwrapped.state.current_tile
+    tile = env.unwrapped.game_state.current_tile
     other = next(  # same history length, another tile to place
         s for s in (new_game(GameConfig(2, seed=k)) for k in range(50)) if s.current_tile != tile
     )
-    env.unwrapped.state = other
+    env.unwrapped.game_state = other
     obs, *_ = env.last()
     assert not np.array_equal(obs["observation"], first["observation"])
     assert np.array_equal(obs["observation"], _tile_obs(other.config, other, 0))
@@ -204,7 +204,7 @@ def test_a_replaced_state_never_gives_a_stale_observation() -> None:
     card_env.reset(seed=0)
     first, *_ = card_env.last()
     other_deal = card.new_game(card.GameConfig(players=2, seed=99))
-    card_env.unwrapped.state = other_deal
+    card_env.unwrapped.game_state = other_deal
     obs, *_ = card_env.last()
     seat = int(card_env.agent_selection[-1])
     assert not np.array_equal(obs["observation"], first["observation"])
@@ -218,4 +218,4 @@ def test_expansion_settings_without_their_expansion_are_rejected() -> None:
         carcassonne_v0.env(players=2, figure_choice="auto")
     env = carcassonne_v0.env(players=2, expansions=BOTH, labyrinth_tiles=3, figure_choice="auto")
     env.reset(seed=0)
-    assert env.unwrapped.state.draw_order.count("Y") == 3
+    assert env.unwrapped.game_state.draw_order.count("Y") == 3

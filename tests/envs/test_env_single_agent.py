@@ -20,7 +20,7 @@ def test_single_agent_view_plays_whole_games():
     assert env.observation_space.contains(obs)
     done = False
     while not done:
-        assert env.state.current_player == info["seat"]
+        assert env.game_state.current_player == info["seat"]
         mask = env.action_masks()
         assert mask.dtype == bool and mask.any()
         obs, reward, done, _, step_info = env.step(int(np.flatnonzero(mask)[0]))

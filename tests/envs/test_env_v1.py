@@ -49,7 +49,7 @@ def test_globals_hold_true_values_beyond_255():
     """A score of 300 is 300 in v1's globals; v0's uint8 planes clip it at 255."""
     env = carcassonne_v1.raw_env(players=3, expansions=("messages",))
     env.reset(seed=0)
-    state = env.state
+    state = env.game_state
     state._ints[L.R_SCORES + 2] = 300  # seat 2, seen from seat 1: one seat on (seat+1)
     state._ints[L.R_FIG_B + 2] = 280
     glob = TileEncoderV1(messages=True).encode(state, 1)["globals"]
@@ -103,10 +103,10 @@ def test_reset_options_and_renders_are_v0s():
     for env in (v0, v1):
         env.reset(options={"draw_order": "UVWKL", "fill_pile": True}, seed=3)
     assert v1.render() == v0.render()
-    assert v1.unwrapped.state.history == v0.unwrapped.state.history
-    record = v0.unwrapped.state.to_json()
+    assert v1.unwrapped.game_state.history == v0.unwrapped.game_state.history
+    record = v0.unwrapped.game_state.to_json()
     v1.reset(options={"record": record})
-    assert v1.unwrapped.state.to_json() == record
+    assert v1.unwrapped.game_state.to_json() == record
     with pytest.raises(ValueError, match="TileEncoderV1"):
         carcassonne_v1.raw_env(encoder=TileEncoder())
 

@@ -171,7 +171,7 @@ def _replay_in_env(env, decisions, final, mode: str) -> None:
         rewards += [env.rewards[a] for a in env.possible_agents]
     assert all(env.terminations.values())
     assert final.returns() == pytest.approx(rewards.tolist())
-    assert env.unwrapped.state.scores.tolist() == final.engine.scores.tolist()
+    assert env.unwrapped.game_state.scores.tolist() == final.engine.scores.tolist()
 
 
 @pytest.mark.parametrize(
@@ -223,7 +223,7 @@ def test_serialization_goes_through_our_records_even_between_draws() -> None:
     assert state2.history() == state.history()
     assert state2.engine.to_json() == state.engine.to_json()
     record = pickle.dumps(state._frozen)
-    assert b"carcassonne-rl/tile-game" in record  # the engine's JSON record, not its arrays
+    assert b"carcassonne-rl/record" in record  # the engine's JSON record, not its arrays
 
 
 def test_action_strings_use_our_notation() -> None:

@@ -163,11 +163,11 @@ def test_card_env_renders_one_seat_view():
     for _ in range(30):  # into the first round, cards face down on the table
         obs, *_ = env.last()
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     seat_text = env.render()
     spectator = cardcassonne_v0.env(players=3, render_mode="ansi")
     spectator.reset(seed=4)
-    spectator.unwrapped.state = state
+    spectator.unwrapped.game_state = state
     full_text = spectator.render()
     own = " ".join(KIND_NAMES[k] for k, c in enumerate(state.hands[1]) for _ in range(c))
     other = " ".join(KIND_NAMES[k] for k, c in enumerate(state.hands[0]) for _ in range(c))
@@ -178,7 +178,7 @@ def test_card_env_renders_one_seat_view():
     assert "??" not in full_text
     picture = cardcassonne_v0.env(players=3, render_mode="rgb_array", render_view=1)
     picture.reset(seed=4)
-    picture.unwrapped.state = state
+    picture.unwrapped.game_state = state
     image = picture.render()
     assert image.ndim == 3 and image.shape[2] == 3 and image.std() > 10
     with pytest.raises(ValueError, match="render_view"):

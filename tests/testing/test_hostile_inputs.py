@@ -31,8 +31,8 @@ ENVS = {
 def _env_snapshot(env) -> tuple:
     raw = env.unwrapped
     return (
-        tuple(raw.state.history),
-        raw.state.to_json(),
+        tuple(raw.game_state.history),
+        raw.game_state.to_json(),
         raw.agent_selection,
         tuple(raw.agents),
         dict(raw.terminations),
@@ -81,7 +81,7 @@ def test_type_invalid_env_actions_raise_and_change_nothing(game: str, kind: str)
     assert isinstance(error.value, ValueError) and isinstance(error.value, AssertionError)
     assert _env_snapshot(env) == before
     env.step(np.int64(legal))  # a numpy integer is a valid action; the game goes on
-    assert len(env.unwrapped.state.history) == len(before[0]) + 1
+    assert len(env.unwrapped.game_state.history) == len(before[0]) + 1
 
 
 @pytest.mark.parametrize("game", sorted(ENVS))
@@ -90,9 +90,9 @@ def test_in_range_illegal_numpy_index_ends_the_game_with_minus_one(game: str) ->
     obs, *_ = env.last()
     illegal = np.int32(np.flatnonzero(obs["action_mask"] == 0)[-1])
     maker = env.agent_selection
-    history = list(env.unwrapped.state.history)
+    history = list(env.unwrapped.game_state.history)
     env.step(illegal)
-    assert env.unwrapped.state.history == history  # the engine never saw it
+    assert env.unwrapped.game_state.history == history  # the engine never saw it
     assert env.infos[maker]["illegal_action"] == int(illegal)
     assert env._cumulative_rewards[maker] == -1.0
     # a terminated agent may only step None: anything else raises, nothing changes
@@ -106,7 +106,7 @@ def test_in_range_illegal_numpy_index_ends_the_game_with_minus_one(game: str) ->
 
 @pytest.mark.parametrize("game", sorted(ENVS))
 def test_engine_refuses_illegal_codes_without_change(game: str) -> None:
-    state = _env_after(game, 9).unwrapped.state
+    state = _env_after(game, 9).unwrapped.game_state
     legal = set(state.legal_action_codes().tolist())
     before = state.to_json(), state.scores.tolist(), state.phase
     codes = [c for c in (-1, 0, 1, 5, 205, 206, 10**6, 2**31 - 1) if c not in legal]
@@ -220,9 +220,7 @@ def _independent_replay(game: str, record: dict):
             state.apply(text)
     else:
         cfg = record["config"]
-        state = card.new_game(
-            card.GameConfig(cfg["players"], cfg["seed"]), record["card_order"]
-        )
+        state = card.new_game(card.GameConfig(cfg["players"], cfg["seed"]), record["card_order"])
         for action in record["actions"]:
             state.apply(action)
     return state

@@ -148,6 +148,12 @@ def test_config_round_trip_and_validation(tmp_path) -> None:
         AfterstateConfig(game="cardcassonne")
     with pytest.raises(ValueError, match="hidden"):
         AfterstateConfig(hidden=(0,))
+    # a run saved when the 2-player feature set was named v1 loads as that set (and resumes:
+    # its config equals today's default)
+    old = config.to_dict() | {"feature_set": "v1"}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    assert AfterstateConfig.load(tmp_path / "old.json") == config
+    assert config.feature_set == "two_player"
 
 
 def test_mixed_tables_record_table_features_with_greedy_and_snapshot_seats() -> None:

@@ -222,11 +222,11 @@ def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
     from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
     from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
     from carcassonne_rl.training.distill.demos import demo_deal, play_demos
-    from carcassonne_rl.training.ppo.warm_start import _load_game
+    from carcassonne_rl.training.ppo.warm_start import load_demo_game
 
     players = min(make_agent("pretrained", "carcassonne").obs.tables)
     assert play_demos(tmp_path, 1, seed=5, players=players) == 1
-    game = _load_game(tmp_path / f"game_{demo_deal(5, 0)}.npz")
+    game = load_demo_game(tmp_path / f"game_{demo_deal(5, 0)}.npz")
     encoder = TileEncoderV1()
     deal = demo_deal(5, 0)
     teachers = [AfterstateAgent(table_network(), seed=deal + p) for p in range(players)]

@@ -67,7 +67,7 @@ def test_the_first_placement_is_recorded_as_the_search_values_it(game_rows) -> N
     np.testing.assert_allclose(game_rows["prior"][first], prior[top], rtol=1e-6)
     np.testing.assert_allclose(game_rows["target"][first][:2], expected, rtol=1e-6)
     assert np.isnan(game_rows["target"][first][2:]).all()  # not searched
-    x, _ = value_inputs([opts[i].state for i in top], player, "v1")
+    x, _ = value_inputs([opts[i].state for i in top], player, "two_player")
     np.testing.assert_allclose(game_rows["x"][first], x)
     chosen = int(np.flatnonzero(game_rows["chosen"][first])[0])
     assert chosen == int(np.argmax(expected))  # the search played its best expectation
@@ -159,7 +159,7 @@ def test_fit_moves_the_network_toward_the_targets(tmp_path) -> None:
     tuned.save(path)
     loaded = load_value_net(path)
     assert loaded.meta["expert_iteration"]["epochs"] == 15
-    assert loaded.meta["feature_set"] == "v1" and loaded.meta["value_scale"] == 30.0
+    assert loaded.meta["feature_set"] == "two_player" and loaded.meta["value_scale"] == 30.0
     assert "heuristic_blend" not in loaded.meta
     assert type(load_trained(str(path), "carcassonne")) is AfterstateAgent  # played alone
     blended, _ = finetune(source, pretrained_path("carcassonne"), epochs=1, target_kind="blend")
@@ -177,7 +177,7 @@ def load_positions_like(rng: np.random.Generator, net) -> dict:
     while len(xs) < 40 and not state.is_over:
         opts = options(state)
         x, _ = value_inputs([o.state for o in opts if not o.state.is_over],
-                            state.current_player, "v1")  # fmt: skip
+                            state.current_player, "two_player")  # fmt: skip
         xs.append(x[:6])
         state.apply_code(opts[int(rng.integers(len(opts)))].code)
         while not state.is_over and state.phase != "place_tile":
@@ -223,6 +223,6 @@ def test_the_shipped_distilled_network_plays_alone_from_its_file() -> None:
     assert type(agent) is AfterstateAgent
     state = new_game(GameConfig(players=2, seed=7))
     before = load_value_net(pretrained_path("carcassonne"))
-    x, _ = value_inputs([o.state for o in options(state)], 0, "v1")
+    x, _ = value_inputs([o.state for o in options(state)], 0, "two_player")
     assert not np.allclose(net.forward(x), before.forward(x))  # fine-tuned, not a copy
     assert agent.act(state, 0) in set(state.legal_action_codes().tolist())

@@ -168,7 +168,7 @@ def test_multi_agent_env_is_turn_based_and_pays_the_result(game):
         while not done:
             assert len(obs) == 1  # only the agent to act observes
             ((agent, o),) = obs.items()
-            state = env.raw.state
+            state = env.raw.game_state
             assert env.seat_agent[state.current_player] == agent
             legal = np.flatnonzero(o["action_mask"])
             assert (
@@ -180,7 +180,7 @@ def test_multi_agent_env_is_turn_based_and_pays_the_result(game):
                 totals[a] = totals.get(a, 0.0) + r
             done = terminated["__all__"]
         assert set(obs) == {"learner", "opponent_1"}  # everyone sees the end
-        winners = env.raw.state.winners()
+        winners = env.raw.game_state.winners()
         for seat, agent in env.seat_agent.items():
             expected = (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
             assert totals[agent] == expected

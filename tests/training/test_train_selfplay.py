@@ -111,3 +111,36 @@ def test_train_config_validation() -> None:
     with pytest.raises(ValueError, match="sum to"):
         PoolSchedule(0.8, 0.5)
     assert np.isclose(TrainConfig().pool_latest + TrainConfig().pool_past, 0.8)
+
+
+def test_train_config_device_round_trip_and_old_configs(tmp_path) -> None:
+    """``device`` is saved in config.json; a config.json written before it existed loads
+    with SB3's default ``auto``; a name torch does not know is refused."""
+    config = TrainConfig(game="cardcassonne", device="cpu", n_envs=1)
+    config.save(tmp_path / "config.json")
+    assert json.loads((tmp_path / "config.json").read_text())["device"] == "cpu"
+    assert TrainConfig.load(tmp_path / "config.json") == config
+    old = config.to_dict()
+    del old["device"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    loaded = TrainConfig.load(tmp_path / "old.json")
+    assert loaded.device == "auto" and TrainConfig().device == "auto"
+    assert TrainConfig(device="cuda:1").device == "cuda:1"
+    for bad in ("gpu", "cuda:", "", "CPU "):
+        with pytest.raises(ValueError, match="device must be"):
+            TrainConfig(device=bad)
+
+
+def test_new_model_takes_the_config_device() -> None:
+    import torch
+
+    from carcassonne_rl.training.ppo.selfplay import make_vec_env, new_model
+
+    config = TrainConfig(game="cardcassonne", device="cpu", **TINY)
+    env = make_vec_env(config)
+    try:
+        model = new_model(config, env, None)
+    finally:
+        env.close()
+    assert model.device == torch.device("cpu")
+    assert next(model.policy.parameters()).device == torch.device("cpu")

@@ -1,1 +1,1 @@
-"""Cardcassonne agents: row values, greedy, information-set MCTS."""
+"""Cardcassonne agents: row values, greedy, heuristic, information-set MCTS."""

@@ -27,7 +27,7 @@ class CardNetAgent(BaseAgent):
         single_threaded_blas()
 
     def act(self, state: Any, player: int) -> int:
-        codes = state.legal_codes_list()
+        codes = state.legal_codes()
         if len(codes) == 1:
             return int(codes[0])
         obs = self.encoder.encode(state, player)  # the seat's own view: nothing hidden

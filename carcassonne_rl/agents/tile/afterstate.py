@@ -12,7 +12,8 @@ Creating the agent makes numpy's BLAS single-threaded in its process (``value_ne
 The network estimates ``tanh(final margin / value_scale)`` for the seat it is asked about,
 margin = own final score - best other final score; it is trained by
 :mod:`carcassonne_rl.training.afterstate`. It reads the feature set its model file names
-(``meta["feature_set"]``, see ``encoders.features.table``; files without one read ``v1``).
+(``meta["feature_set"]``, see ``encoders.features.table``; files without one, or with the
+old name ``v1``, read ``two_player``).
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ import numpy as np
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError, single_threaded_blas
 from carcassonne_rl.agents.tile.greedy import after
-from carcassonne_rl.agents.tile.hidden import resample_hidden
 from carcassonne_rl.encoders.features.table import (
     DEFAULT_FEATURE_SET,
     feature_set,
+    feature_set_name,
     seat_features,
 )
 
@@ -52,9 +53,8 @@ def options(state: Any) -> list[Option]:
     settling may draw message cards, so the options are played on a clone whose hidden
     order (unseen messages, undrawn tiles) is resampled from what the players know: the
     afterstates never depend on the true hidden order."""
-    if getattr(state.config, "messages", False):
-        state = state.clone()
-        resample_hidden(state, random.Random(0))
+    if state.config.messages:
+        state = state.resample_hidden(random.Random(0))
     out = []
     placing = state.phase == "place_tile"
     for code in state.legal_action_codes().tolist():
@@ -74,8 +74,9 @@ def final_value(state: Any, player: int, scale: float) -> float:
 
 
 def net_feature_set(net: MLP) -> str:
-    """The feature set a value network reads (``v1`` for files older than the key)."""
-    return str(net.meta.get("feature_set", DEFAULT_FEATURE_SET))
+    """The feature set a value network reads, by its current name (``two_player`` for files
+    older than the key, and for those that name it ``v1``)."""
+    return feature_set_name(str(net.meta.get("feature_set", DEFAULT_FEATURE_SET)))
 
 
 def value_inputs(

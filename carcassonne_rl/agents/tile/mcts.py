@@ -3,7 +3,7 @@
 - Two-stage tree: the engine asks for the tile placement and the follower as two decisions,
   so each is its own tree level (placement, then follower).
 - Chance: the draw pile is hidden, so each simulation reshuffles the undrawn tiles of a clone
-  of the root (``tile_hidden.resample_hidden``): the next tile is sampled from the remaining
+  of the root (the engine's ``State.resample_hidden``): the next tile is sampled from the remaining
   ones, and the tree splits on the tile actually drawn (and on a drawn message card).
 - Leaf value: after an optional random rollout of ``rollout_moves`` decisions, the position
   is settled (Messages steps) and valued with ``tile_eval.values``; at a pending follower
@@ -18,7 +18,6 @@ from typing import Any
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.mcts_core import best_code, search, squash
 from carcassonne_rl.agents.tile.greedy import after, settle
-from carcassonne_rl.agents.tile.hidden import resample_hidden
 from carcassonne_rl.agents.tile.potentials import margin, values
 
 
@@ -107,9 +106,7 @@ class TileMCTSAgent(BaseAgent):
             return int(codes[0])
 
         def determinize(rng):
-            s = state.clone()
-            resample_hidden(s, rng)
-            return s
+            return state.resample_hidden(rng, player)
 
         stats = search(
             determinize,

@@ -26,12 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from carcassonne_rl.games.carcassonne import layout as _L
 from carcassonne_rl.games.carcassonne import tiles as _tiles
-
-try:  # the engine's memory layout (``layout``; ``kernels`` held it before The Messages)
-    from carcassonne_rl.games.carcassonne import layout as _L
-except ImportError:  # pragma: no cover - older engine
-    from carcassonne_rl.games.carcassonne import kernels as _L
 
 _T = _tiles.TABLES
 NSEG = _T["nseg"]
@@ -39,7 +35,7 @@ SEG_KIND = _T["seg_kind"]
 FIELD_CITIES = _T["field_cities"]
 MS = _tiles.MAX_SEGMENTS
 FIELD, ROAD, CITY, CLOISTER = _tiles.FIELD, _tiles.ROAD, _tiles.CITY, _tiles.CLOISTER
-LABYRINTH = getattr(_tiles, "LABYRINTH", -99)
+LABYRINTH = _tiles.LABYRINTH
 
 # constants vector: see _consts()
 (C_SPARENT, C_SKIND, C_SOPEN, C_SPENNANT, C_SNEXT, C_SOWNER, C_SDONE, C_SCOUNT) = range(8)
@@ -192,9 +188,8 @@ def potentials(state) -> np.ndarray:
     """Per player, the expected points of its open features (0 once the game is over)."""
     if state.is_over:
         return np.zeros(state.config.players)
-    return potentials_kernel(
-        state._board, state._ints, state._tiles, state._segs, CONSTS, NSEG, SEG_KIND, FIELD_CITIES
-    )
+    a = state.kernel_arrays()
+    return potentials_kernel(a.board, a.ints, a.tiles, a.segs, CONSTS, NSEG, SEG_KIND, FIELD_CITIES)
 
 
 def tiles_left(state) -> int:
@@ -206,7 +201,7 @@ def values(state, follower_value: float = 3.0) -> np.ndarray:
     v = state.scores.astype(np.float64)
     if state.is_over:
         return v
-    r = float(state._ints[_L.R_DECKLEN] - state._ints[_L.R_DECKPOS])
+    r = float(state.tiles_left)
     v += potentials(state)
     v += state.followers_left * (follower_value * r / (r + 20.0))
     return v

@@ -54,7 +54,7 @@ from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
 def unknown_tiles(state: Any) -> dict[int, int]:
     """Tile type -> count of the tiles the next seat may draw (public multiset): the pile,
     plus the tile just drawn in a position where a tile is to be placed."""
-    ints = state._ints
+    ints = state.kernel_arrays().ints
     pos, end = int(ints[L.R_DECKPOS]), int(ints[L.R_DECKLEN])
     counts = np.bincount(ints[L.O_DECK + pos : L.O_DECK + end], minlength=1).tolist()
     out = {t: n for t, n in enumerate(counts) if n}
@@ -68,7 +68,8 @@ def with_drawn_tile(state: Any, tile: int) -> Any | None:
     """A clone of ``state`` (a tile to place) where the tile drawn is ``tile`` instead
     (swapped with one copy in the pile); ``None`` if ``tile`` fits nowhere."""
     s = state.clone()
-    ints = s._ints
+    a = s.kernel_arrays()
+    ints = a.ints
     drawn = int(ints[L.R_TILE])
     if tile == drawn:
         return s
@@ -79,7 +80,7 @@ def with_drawn_tile(state: Any, tile: int) -> Any | None:
     ints[L.O_DECK + pos + int(where[0])] = drawn
     ints[L.O_DECK + pos - 1] = tile
     ints[L.R_TILE] = tile
-    if gen_placements(s._board, ints, s._tiles) == 0:
+    if gen_placements(a.board, ints, a.tiles) == 0:
         return None
     return s
 

@@ -46,7 +46,8 @@ class ValueSearchAgent(TileMCTSAgent):
     @staticmethod
     def _key(s: Any) -> tuple:
         """The position (the tiles drawn differ between determinizations of one path)."""
-        return (tuple(s.history), s._tiles[: s.num_tiles_placed].tobytes(), s.current_tile)
+        placed = s.kernel_arrays().tiles[: s.num_tiles_placed]
+        return (tuple(s.history), placed.tobytes(), s.current_tile)
 
     def _legal(self, s: Any) -> list[int]:
         kept = self._kept.get(self._key(s))

@@ -43,7 +43,7 @@ class CardObservationCache:
 
     def reset(self, state: State) -> None:
         self.stale = [True] * self.n
-        self._turn_round = state.round if state._phase == TURN else -1
+        self._turn_round = state.round if state.phase_index == TURN else -1
         self._state = state
         self._stamp = len(state.history)
 
@@ -66,7 +66,7 @@ class CardObservationCache:
             return
         self._stamp += 1
         was_turn_round = self._turn_round
-        now_turn = state._phase == TURN
+        now_turn = state.phase_index == TURN
         self._turn_round = state.round if now_turn else -1
         if not now_turn or was_turn_round != state.round:
             self.stale = [True] * self.n

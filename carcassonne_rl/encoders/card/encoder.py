@@ -112,13 +112,14 @@ class CardEncoder:
                 else:
                     v[base + NK] += 1
         g = O_GLOBAL
+        scores = state.scores.tolist()
         for q in range(n):
             j = (q - p) % n
             o = seat_offset(j)
             v[o + S_COLLECTED : o + S_COLLECTED + NK] = state.collected[q]
             v[o + S_ANIMALS : o + S_ANIMALS + 4] = state.animals[q]
             v[o + S_PJOKERS] = state.pending_jokers[q]
-            v[o + S_SCORE] = state._scores[q] / SCORE_SCALE
+            v[o + S_SCORE] = scores[q] / SCORE_SCALE
             v[o + S_HAND] = state.hand_size[q]
             v[o + S_PLAYED] = state.played[q]
             if state.follower_row[q] >= 0:
@@ -136,7 +137,7 @@ class CardEncoder:
         v[g + G_ROUNDS] = state.rounds_total
         v[g + G_DECK] = state.deck_size / 130.0
         v[g + G_REMOVED : g + G_REMOVED + NK] = state.removed
-        v[g + G_PHASE + state._phase] = 1
+        v[g + G_PHASE + state.phase_index] = 1
         pending = state.pending_card
         if pending is not None:
             v[g + G_PENDING + pending] = 1

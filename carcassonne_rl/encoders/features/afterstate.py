@@ -290,7 +290,8 @@ def player_features_kernel(board, ints, tiles, segs, out):
 def player_features(state) -> tuple[np.ndarray, float]:
     """``(features[players, PLAYER_FEATURES], tiles left)`` of a tile-game state (raw units)."""
     out = np.zeros((state.config.players, PLAYER_FEATURES), np.float64)
-    left = player_features_kernel(state._board, state._ints, state._tiles, state._segs, out)
+    a = state.kernel_arrays()
+    left = player_features_kernel(a.board, a.ints, a.tiles, a.segs, out)
     return out, float(left)
 
 

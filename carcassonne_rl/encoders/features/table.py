@@ -1,11 +1,12 @@
 """Feature sets of the afterstate value network, by name, and the ``table`` set for 2-5 seats.
 
 A value network's model file names the features it reads (``meta["feature_set"]``; files
-without it read ``v1``), so every shipped or saved network keeps loading with the features
-it was trained on:
+without it read ``two_player``), so every shipped or saved network keeps loading with the
+features it was trained on:
 
-- ``v1`` (:mod:`.afterstate_features`, 103 numbers): ``[own, strongest opponent, sum of the
-  other opponents, own - strongest, globals]``, designed for 2 players;
+- ``two_player`` (:mod:`.afterstate`, 103 numbers): ``[own, strongest opponent, sum of the
+  other opponents, own - strongest, globals]``, designed for 2 players (named ``v1`` before:
+  model files and configs that say ``v1`` read this set, see :func:`feature_set_name`);
 - ``table`` (159 numbers): every opponent on its own, for any table of 2-5 seats:
   ``[own, 4 opponent slots, own - strongest, globals]``. The opponents fill the slots in
   order of strength (score + heuristic potential, strongest first: the leader to catch or
@@ -13,7 +14,7 @@ it was trained on:
   and how many turns after the seat's it plays (1 = next, scaled by 1/4); empty slots
   (tables under 5) are all zero.
 
-Both are computed from :func:`.afterstate_features.player_features` (public information
+Both are computed from :func:`.afterstate.player_features` (public information
 only).
 """
 
@@ -41,7 +42,9 @@ SLOT_FEATURES = PLAYER_FEATURES + 2  # + present, turns after the seat
 NUM_TABLE_FEATURES = (
     PLAYER_FEATURES + OPPONENT_SLOTS * SLOT_FEATURES + PLAYER_FEATURES + len(GLOBAL_FEATURE_NAMES)
 )
-DEFAULT_FEATURE_SET = "v1"
+DEFAULT_FEATURE_SET = "two_player"
+# old name -> current name of a feature set (model files and run configs keep the old one)
+OLD_FEATURE_SET_NAMES = {"v1": "two_player"}
 
 
 @njit(cache=True, nogil=True)
@@ -102,16 +105,23 @@ def table_features(state, player: int) -> np.ndarray:
 # name -> (length, vector from (per_player, tiles_left, player, config))
 SeatVector = Callable[[np.ndarray, float, int, object], np.ndarray]
 FEATURE_SETS: dict[str, tuple[int, SeatVector]] = {
-    "v1": (NUM_FEATURES, seat_vector),
+    "two_player": (NUM_FEATURES, seat_vector),
     "table": (NUM_TABLE_FEATURES, table_vector),
 }
 
 
+def feature_set_name(name: str) -> str:
+    """The current name of feature set ``name`` (an old name such as ``v1`` is mapped)."""
+    return OLD_FEATURE_SET_NAMES.get(name, name)
+
+
 def feature_set(name: str) -> tuple[int, SeatVector]:
-    """(length, seat-vector function) of a feature set; ``ValueError`` if unknown."""
-    if name not in FEATURE_SETS:
+    """(length, seat-vector function) of a feature set (current or old name); ``ValueError``
+    if unknown."""
+    current = feature_set_name(name)
+    if current not in FEATURE_SETS:
         raise ValueError(f"unknown feature set {name!r}; known: {', '.join(FEATURE_SETS)}")
-    return FEATURE_SETS[name]
+    return FEATURE_SETS[current]
 
 
 def seat_features(state, player: int, name: str = DEFAULT_FEATURE_SET) -> np.ndarray:

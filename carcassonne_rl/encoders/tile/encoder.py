@@ -32,8 +32,8 @@ from gymnasium import spaces
 from carcassonne_rl.encoders.tile import kernels as TK
 from carcassonne_rl.games.carcassonne import State
 from carcassonne_rl.games.carcassonne import layout as L
-from carcassonne_rl.games.carcassonne.errors import IllegalActionError
 from carcassonne_rl.games.carcassonne.tiles import MAX_SEGMENTS
+from carcassonne_rl.games.errors import IllegalActionError
 
 DEFAULT_WINDOW = 29
 NUM_PLANES = TK.NUM_BOARD_PLANES + TK.NUM_GLOBALS
@@ -71,7 +71,8 @@ class TileEncoder:
     # ------------------------------------------------------------------ window
     def origin(self, state: State) -> tuple[int, int]:
         """Board position (x0, y0) of window cell (0, 0)."""
-        x0, y0 = TK.window_origin(state._ints, state._tiles, self.window)
+        a = state.kernel_arrays()
+        x0, y0 = TK.window_origin(a.ints, a.tiles, self.window)
         return int(x0), int(y0)
 
     # ------------------------------------------------------------------ observation
@@ -83,13 +84,12 @@ class TileEncoder:
 
     def encode_into(self, out: np.ndarray, state: State, player: int) -> None:
         """Write the observation into the zeroed array ``out``."""
-        x0, y0 = TK.window_origin(state._ints, state._tiles, self.window)
+        a = state.kernel_arrays()
+        x0, y0 = TK.window_origin(a.ints, a.tiles, self.window)
         n = state.config.players
-        TK.encode_board(
-            state._board, state._ints, state._tiles, state._segs, player, n, x0, y0, out
-        )
+        TK.encode_board(a.board, a.ints, a.tiles, a.segs, player, n, x0, y0, out)
         g = np.zeros(TK.NUM_GLOBALS, np.uint8)
-        TK.encode_globals(state._ints, player, n, g, 255)
+        TK.encode_globals(a.ints, player, n, g, 255)
         out[TK.NUM_BOARD_PLANES :] = g[:, None, None]
 
     # ------------------------------------------------------------------ actions
@@ -98,8 +98,9 @@ class TileEncoder:
         mask = np.zeros(self.num_actions, np.int8)
         if state.is_over:
             return mask, 0
-        x0, y0 = TK.window_origin(state._ints, state._tiles, self.window)
-        dropped = TK.fill_mask(state._ints, state._tiles, self.window, x0, y0, mask)
+        a = state.kernel_arrays()
+        x0, y0 = TK.window_origin(a.ints, a.tiles, self.window)
+        dropped = TK.fill_mask(a.ints, a.tiles, self.window, x0, y0, mask)
         return mask, int(dropped)
 
     def action_mask(self, state: State) -> np.ndarray:
@@ -113,7 +114,7 @@ class TileEncoder:
     def index_of(self, state: State, code: int) -> int:
         """Env action index of engine action ``code`` of the pending decision (-1 if outside
         the window)."""
-        phase = state._ints[L.R_PHASE]
+        phase = state.phase_index
         w = self.window
         p0 = self.num_placements
         code = int(code)
@@ -133,7 +134,8 @@ class TileEncoder:
         if phase == L.PHASE_MSG8:
             x0, y0 = self.origin(state)
             s = code // MAX_SEGMENTS
-            wx, wy = int(state._tiles[s, 2]) - x0, int(state._tiles[s, 3]) - y0
+            tiles = state.kernel_arrays().tiles
+            wx, wy = int(tiles[s, 2]) - x0, int(tiles[s, 3]) - y0
             if not (0 <= wx < w and 0 <= wy < w):
                 return -1
             return p0 + TK.A_MSG_FOLLOWER + wy * w + wx
@@ -141,7 +143,7 @@ class TileEncoder:
 
     def code_of(self, state: State, index: int) -> int:
         """Engine action code of env action ``index`` in the pending decision."""
-        phase = state._ints[L.R_PHASE]
+        phase = state.phase_index
         w = self.window
         p0 = self.num_placements
         index = int(index)
@@ -163,7 +165,8 @@ class TileEncoder:
             x0, y0 = self.origin(state)
             wy, wx = divmod(k - TK.A_MSG_FOLLOWER, w)
             if state.tile_at(x0 + wx, y0 + wy) is not None:
-                slot = int(state._board[(y0 + wy + L.OFF) * L.SIZE + x0 + wx + L.OFF])
+                board = state.kernel_arrays().board
+                slot = int(board[(y0 + wy + L.OFF) * L.SIZE + x0 + wx + L.OFF])
                 for c in state.legal_action_codes():
                     if c // MAX_SEGMENTS == slot:
                         return int(c)

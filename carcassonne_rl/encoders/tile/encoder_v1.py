@@ -82,8 +82,9 @@ class TileEncoderV1(TileEncoder):
         """A fresh observation of ``state`` for seat ``player``."""
         board = np.zeros((TK.NUM_BOARD_PLANES, self.window, self.window), np.uint8)
         glob = np.zeros(TK.NUM_GLOBALS, np.float32)
+        a = state.kernel_arrays()
         TK.encode_split(
-            state._board, state._ints, state._tiles, state._segs, player,
+            a.board, a.ints, a.tiles, a.segs, player,
             state.config.players, board, glob, GLOBAL_HIGH,
         )  # fmt: skip
         return {"board": board, "globals": glob}

@@ -4,6 +4,7 @@ See ``docs/engine_api.md`` for the interface and the text notation, and
 ``docs/rules/carcassonne.md`` for the rules it implements (and every decision taken).
 """
 
+from ..errors import IllegalActionError, NotationError, SavedGameError
 from .action_codec import decode_placement, encode_placement
 from .actions import (
     Action,
@@ -14,7 +15,6 @@ from .actions import (
     Placement,
 )
 from .config import EXPANSIONS, GameConfig
-from .errors import IllegalActionError, NotationError, SavedGameError
 from .record import load_json, replay, to_record
 from .state import PlacedFollower, ScoreEvent, State, new_game
 from .tiles import LETTERS, TILE_TYPES

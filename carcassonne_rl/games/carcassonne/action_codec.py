@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import IllegalActionError
 from . import layout as L
 from .actions import (
     FORMS,
@@ -15,7 +16,6 @@ from .actions import (
     Placement,
     parse_text,
 )
-from .errors import IllegalActionError
 from .tiles import LETTERS, MAX_SEGMENTS, SEGMENT_NAMES, SEGMENT_OF_NAME
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import NotationError
+from ..errors import NotationError
 from .tiles import LETTERS
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from .tiles import BOX_COUNTS, LABYRINTH_TILE, LETTERS, START_TILE
 
 EXPANSIONS = ("messages", "labyrinth")
+PLAYER_COUNTS = (2, 3, 4, 5)
 FIGURE_CHOICES = ("player", "auto")
 
 
@@ -37,7 +38,7 @@ class GameConfig:
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ValueError(f"players must be an int from 2 to 5, got {self.players!r}")
-        if not 2 <= self.players <= 5:
+        if self.players not in PLAYER_COUNTS:
             raise ValueError(f"players must be from 2 to 5, got {self.players}")
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0

@@ -5,7 +5,9 @@ adds the decisions on top."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
+from typing import NamedTuple, Self
 
 import numpy as np
 
@@ -32,6 +34,22 @@ class ScoreEvent:
     card: int | None = None  # The Messages: the message card (1-8) that gave the points
 
 
+class KernelArrays(NamedTuple):
+    """The live arrays of a position, as the Numba kernels take them (layout in
+    ``layout.py``). They are the state's own arrays, not copies: read them freely, and
+    write them only on a clone made for that purpose."""
+
+    board: np.ndarray  # int32 cell -> tile slot (-1: empty), row-major over the SIZE x SIZE grid
+    ints: np.ndarray  # int32 registers (R_*) and tables (O_*): phase, players, deck, legal codes
+    tiles: np.ndarray  # int32 (slot, [type, rotation, x, y]) of the placed tiles
+    segs: np.ndarray  # int32 (slot * MAX_SEGMENTS + k, S_*) feature segments (union-find)
+    events: np.ndarray  # int32 (event, E_*) score log (rows below ints[R_NEVENTS] are used)
+    pool: np.ndarray  # int32 tile slots of the scored features (below ints[R_POOL] used)
+
+
+_new_tuple = tuple.__new__  # builds a KernelArrays without the Python-level __new__
+
+
 @dataclass(frozen=True)
 class PlacedFollower:
     player: int
@@ -47,7 +65,17 @@ class Position:
     :class:`.state.State` adds the decisions (legal actions, applying them, their notation)
     and the record."""
 
-    __slots__ = ("config", "history", "_board", "_ints", "_tiles", "_segs", "_events", "_pool")
+    __slots__ = (
+        "config",
+        "history",
+        "_board",
+        "_ints",
+        "_tiles",
+        "_segs",
+        "_events",
+        "_pool",
+        "_arrays",  # the six as KernelArrays, made on the first kernel_arrays() call
+    )
 
     @classmethod
     def _start(cls, config: GameConfig, deck: str, messages: str) -> Position:
@@ -56,6 +84,7 @@ class Position:
         self.history: list[int] = []
         arrays = L.allocate()
         self._board, self._ints, self._tiles, self._segs, self._events, self._pool = arrays
+        self._arrays = None
         ints = self._ints
         ints[L.R_NPLAYERS] = config.players
         ints[L.R_MESSAGES] = int(config.messages)
@@ -67,7 +96,23 @@ class Position:
         start_game(*arrays, TYPE_OF_LETTER[START_TILE])
         return self
 
+    # ----------------------------------------------------------------- the kernels' arrays
+    def kernel_arrays(self) -> KernelArrays:
+        """The position's arrays (no copies) for Numba kernels and layout-aware readers."""
+        arrays = self._arrays
+        if arrays is None:  # a position never rebinds its arrays: made once, kept
+            arrays = self._arrays = _new_tuple(
+                KernelArrays,
+                (self._board, self._ints, self._tiles, self._segs, self._events, self._pool),
+            )
+        return arrays
+
     # ----------------------------------------------------------------- the pending decision
+    @property
+    def phase_index(self) -> int:
+        """The pending decision as ``layout.PHASE_*`` (``PHASE_NAMES[i]`` is :attr:`phase`)."""
+        return int(self._ints[L.R_PHASE])
+
     @property
     def phase(self) -> str:
         """``place_tile``, ``place_follower``, ``choose_figure``, ``message``,
@@ -186,6 +231,25 @@ class Position:
             lo, hi = L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES
             ints[lo:hi] = rng.permutation(np.sort(ints[lo:hi]))
 
+    def resample_hidden(self, rng: random.Random | int | None, player: int | None = None) -> Self:
+        """A clone in which what no player has seen is drawn afresh by ``rng``: the order of
+        the undrawn tiles (the tile being placed stays) and (The Messages only) of the message
+        cards not drawn yet. The hidden part is sorted first, then shuffled with
+        ``rng.shuffle``, so the result depends only on what remains and on ``rng``, never on
+        the true order. ``player`` is accepted for the engines' common signature: every seat
+        sees the same here. The clone's ``to_json()`` writes a record that loads (without
+        The Messages the unused message stack keeps its fixed order for that reason)."""
+        if not isinstance(rng, random.Random):
+            rng = random.Random(rng)
+        other: Self = self.clone()  # type: ignore[assignment]
+        ints = other._ints
+        lo, hi = L.O_DECK + int(ints[L.R_DECKPOS]), L.O_DECK + int(ints[L.R_DECKLEN])
+        _shuffle_slice(ints, lo, hi, rng)
+        seen = int(ints[L.R_MSGPOS])
+        if self.config.messages and seen < L.NUM_MESSAGES:
+            _shuffle_slice(ints, L.O_MSGDECK + seen, L.O_MSGDECK + L.NUM_MESSAGES, rng)
+        return other
+
     @property
     def tiles_drawn(self) -> int:
         """Tiles drawn from the pile so far (the one to place and the discarded ones included;
@@ -208,6 +272,11 @@ class Position:
         stack = _stacked(ints[mlo:mhi], cards, "message card", messages)
         ints[lo:hi] = deck
         ints[mlo:mhi] = stack
+
+    @property
+    def tiles_left(self) -> int:
+        """Tiles still in the draw pile (not counting the one being placed)."""
+        return int(self._ints[L.R_DECKLEN] - self._ints[L.R_DECKPOS])
 
     @property
     def followers_left(self) -> np.ndarray:
@@ -300,6 +369,7 @@ class Position:
         other._segs = self._segs.copy()
         other._events = self._events.copy()
         other._pool = self._pool.copy()
+        other._arrays = None
         return other
 
     def __repr__(self) -> str:
@@ -312,6 +382,14 @@ class Position:
     def _last_tile(self) -> tuple[int, int]:
         slot = self._ints[L.R_LAST]
         return int(self._tiles[slot, 0]), int(self._tiles[slot, 1])
+
+
+def _shuffle_slice(ints: np.ndarray, lo: int, hi: int, rng: random.Random) -> None:
+    """Sort ``ints[lo:hi]``, then shuffle it with ``rng`` (nothing drawn for <= 1 item)."""
+    if hi - lo > 1:
+        rest = sorted(ints[lo:hi].tolist())
+        rng.shuffle(rest)
+        ints[lo:hi] = rest
 
 
 def _stacked(rest: np.ndarray, first: list[int], what: str, text: str) -> np.ndarray:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import SavedGameError
+from ..record_header import check_header
 from .config import GameConfig
-from .errors import SavedGameError
-from .state import FORMAT, NO_MESSAGES_ORDER, VERSION, State, new_game, to_record
+from .state import NO_MESSAGES_ORDER, State, new_game, to_record
 
 __all__ = ["load_json", "replay", "to_json", "to_record"]
 
@@ -17,16 +18,12 @@ def to_json(state: State, indent: int | None = None) -> str:
 
 
 def replay(record: dict[str, Any]) -> State:
-    """Rebuild a game from a record; every problem raises ``SavedGameError``."""
-    if not isinstance(record, dict):
-        raise SavedGameError(f"a saved game must be a JSON object, got {type(record).__name__}")
-    for key in ("format", "version", "config", "draw_order", "message_order", "actions"):
+    """Rebuild a game from a record (header: :mod:`carcassonne_rl.games.record_header`,
+    version 2 or the tile game's version 1); every problem raises ``SavedGameError``."""
+    check_header(record, "carcassonne")
+    for key in ("config", "draw_order", "message_order", "actions"):
         if key not in record:
             raise SavedGameError(f"saved game has no {key!r} field")
-    if record["format"] != FORMAT:
-        raise SavedGameError(f"saved game format is {record['format']!r}, expected {FORMAT!r}")
-    if record["version"] != VERSION:
-        raise SavedGameError(f"saved game version {record['version']!r} is not supported")
     cfg = record["config"]
     if not isinstance(cfg, dict):
         raise SavedGameError("saved game 'config' must be an object")

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import IllegalActionError
+from ..record_header import header
 from . import layout as L
 from .action_codec import action_to_code, code_to_action, text_to_code
 from .actions import (
@@ -29,15 +31,12 @@ from .config import (
     fill_draw_pile,
     shuffled_deck,
 )
-from .errors import IllegalActionError
 from .illegal import explain
 from .kernels import apply_action
 from .position import PlacedFollower, Position, ScoreEvent
 
-__all__ = ["FORMAT", "VERSION", "PlacedFollower", "ScoreEvent", "State", "new_game", "to_record"]
+__all__ = ["PlacedFollower", "ScoreEvent", "State", "new_game", "to_record"]
 
-FORMAT = "carcassonne-rl/tile-game"
-VERSION = 1
 NO_MESSAGES_ORDER = "12345678"
 
 _ACTION_TYPES = (Placement, FollowerPlacement, FigureChoice, MessageChoice, FollowerRecall)
@@ -144,8 +143,7 @@ def to_record(state: State) -> dict[str, Any]:
         actions.append(replayed.action_to_string(code))
         replayed.apply_code(code)
     return {
-        "format": FORMAT,
-        "version": VERSION,
+        **header("carcassonne"),
         "config": state.config.to_dict(),
         "draw_order": state.draw_order,
         "message_order": messages or NO_MESSAGES_ORDER,

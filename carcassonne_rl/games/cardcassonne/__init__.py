@@ -23,12 +23,12 @@ Card kinds (0-23): ``Y1 Y2 Y3 YH YA R1 ... BA DR FA AJ BJ`` (:mod:`.cards`).
 Phases: ``setup_joker``, ``turn``, ``assign_animal_joker``, ``misplaced_card``, ``game_over``.
 """
 
+from ..errors import IllegalActionError, NotationError, SavedGameError
 from .actions import ACTIONS, NUM_ACTIONS, Action, action_text, parse_action_code
 from .cards import KIND_COUNTS, KIND_NAMES, NUM_KINDS, card_name, parse_card
 from .config import GameConfig
 from .deal import deal_order
 from .determinize import determinize
-from .errors import IllegalActionError, NotationError, SavedGameError
 from .redeal import redeal_unseen
 from .replay import load_json, replay
 from .rules_table import DECISIONS, RULES, RulesTable

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import NotationError
 from .cards import KIND_NAMES, NUM_KINDS, card_name, parse_card, parse_row, row_name
-from .errors import NotationError
 from .rules_table import COLOURS, RULES
 
 PLAY_DOWN = 0

@@ -8,7 +8,7 @@ There are 24 card kinds (130 cards).  Coloured kinds are ``colour * 5 + type`` w
 
 from __future__ import annotations
 
-from .errors import NotationError
+from ..errors import NotationError
 from .rules_table import COLOUR_NAMES, COLOURS, ROW_NAMES
 
 NUM_KINDS = 24

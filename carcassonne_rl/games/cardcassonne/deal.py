@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+from ..errors import NotationError
 from .cards import KIND_COUNTS, KIND_NAMES, card_name, parse_card, standard_deck
-from .errors import NotationError
 from .rules_table import RULES, RulesTable
 
 Hands = Mapping[int, Sequence[str]] | Sequence[Sequence[str]]

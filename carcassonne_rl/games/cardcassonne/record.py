@@ -1,11 +1,13 @@
 """Records: config + card order + actions (read back by :mod:`.replay`)::
 
-    {"game": "cardcassonne", "format": 1,
+    {"format": "carcassonne-rl/record", "version": 2, "game": "cardcassonne",
      "config": {"players": 2, "seed": 0},          # plus "rules" if not the default table
      "card_order": ["R1", "AJ", ...],               # 130 notations, top of the pile first
      "actions": ["setup G", "play R1 B down", ...]} # notations (integer codes also accepted)
 
-``State.to_json()`` writes it; ``load_json`` reads it back.
+``State.to_json()`` writes it; ``load_json`` reads it back, and records saved with the
+card game's version 1 header (``{"game": "cardcassonne", "format": 1, ...}``) too
+(:mod:`carcassonne_rl.games.record_header`).
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ..errors import SavedGameError
+from ..record_header import header
 from .actions import action_text
 from .cards import KIND_NAMES
-from .errors import SavedGameError
 
 if TYPE_CHECKING:
     from .table import CardTable
 
-FORMAT = 1
 CONFIG_FIELDS = frozenset({"players", "seed", "rules"})
 
 
@@ -29,8 +31,7 @@ def record_of(state: CardTable) -> dict:
     if not state.replayable:
         raise SavedGameError("this state was made by determinize() and has no replayable record")
     return {
-        "game": "cardcassonne",
-        "format": FORMAT,
+        **header("cardcassonne"),
         "config": state.config.to_dict(),
         "card_order": [KIND_NAMES[k] for k in state.card_order],
         "actions": [action_text(c) for c in state.history],

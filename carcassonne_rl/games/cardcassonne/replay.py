@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+from ..errors import SavedGameError
+from ..record_header import check_header
 from .actions import parse_action_code
 from .config import GameConfig
-from .errors import SavedGameError
-from .record import CONFIG_FIELDS, FORMAT
+from .record import CONFIG_FIELDS
 from .rules_table import RulesTable
 from .state import State, new_game
 
@@ -30,13 +31,7 @@ def replay(record: dict | str) -> State:
             raise SavedGameError("saved game is not valid JSON: nested too deeply") from None
         except ValueError as e:  # bad JSON, or an int too long to read
             raise SavedGameError(f"saved game is not valid JSON: {e}") from None
-    if not isinstance(record, dict):
-        raise SavedGameError("saved game must be a JSON object")
-    game = record.get("game")
-    if game != "cardcassonne":
-        raise SavedGameError(f"field 'game' must be 'cardcassonne', got {game!r}")
-    if record.get("format") != FORMAT:
-        raise SavedGameError(f"field 'format' must be {FORMAT}, got {record.get('format')!r}")
+    check_header(record, "cardcassonne")  # version 2, or the card game's version 1
     cfg = _field(record, "config", dict)
     unknown = sorted(set(cfg) - CONFIG_FIELDS)
     if unknown:

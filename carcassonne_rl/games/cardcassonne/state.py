@@ -17,6 +17,7 @@ import random
 
 import numpy as np
 
+from ..errors import IllegalActionError, NotationError
 from .actions import (
     ACTIONS,
     ASSIGN,
@@ -45,7 +46,6 @@ from .cards import (
     standard_deck,
 )
 from .config import GameConfig
-from .errors import IllegalActionError, NotationError
 from .record import to_json
 from .scoring import building_points
 from .table import (
@@ -59,6 +59,7 @@ from .table import (
     CardTable,
     ScoreEvent,
 )
+from .unseen import deal_unseen
 from .views import PlayerView, view
 
 __all__ = ["FACE_DOWN", "PHASE_NAMES", "TURN", "State", "ScoreEvent", "new_game"]
@@ -97,6 +98,13 @@ class State(CardTable):
     def view(self, player: int) -> PlayerView:
         """What seat ``player`` knows (a :class:`.views.PlayerView`)."""
         return view(self, player)
+
+    def resample_hidden(
+        self, rng: random.Random | np.random.Generator | int | None, player: int
+    ) -> State:
+        """``determinize(self, player, rng)``: a state ``player`` cannot tell from this one, the
+        cards hidden from it drawn afresh (no replayable record; ``redeal_unseen`` makes one)."""
+        return deal_unseen(view(self, player), player, rng, type(self))
 
     def legal_codes(self) -> list[int]:
         """Legal action codes as a list of ints (sorted; as an array: ``legal_action_codes``)."""

@@ -167,6 +167,11 @@ class CardTable:
         return PHASE_NAMES[self._phase]
 
     @property
+    def phase_index(self) -> int:
+        """The pending decision as an index into ``PHASE_NAMES`` (``SETUP``, ``TURN``, ...)."""
+        return self._phase
+
+    @property
     def is_over(self) -> bool:
         return self._phase == OVER
 

@@ -7,13 +7,14 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from carcassonne_rl.encoders.features.table import FEATURE_SETS, feature_set_name
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
+from carcassonne_rl.games.registry import check_players
 from carcassonne_rl.training.run_files import (
     atomic_write_json,
 )
 
 STATE_FILE = "trainer_state.json"
-FEATURE_SETS = ("v1", "table")
 BASELINE_AGENTS = ("greedy", "heuristic")
 
 
@@ -26,8 +27,10 @@ def parse_table(text: str) -> tuple[int, tuple[str, ...]]:
         raise ValueError(
             f"table {text!r}: expected PLAYERS[+EXPANSION...], e.g. 4+messages"
         ) from None
-    if not 2 <= players <= 5:
-        raise ValueError(f"table {text!r}: players must be 2-5")
+    try:
+        check_players("carcassonne", players)
+    except ValueError as err:
+        raise ValueError(f"table {text!r}: {err}") from None
     unknown = [e for e in exps if e not in EXPANSIONS]
     if unknown or len(set(exps)) != len(exps):
         raise ValueError(f"table {text!r}: expansions must be distinct, from {EXPANSIONS}")
@@ -66,8 +69,9 @@ class AfterstateConfig:
     eval_every: int = 100_000
     eval_deals: int = 20
     baselines: tuple[str, ...] = ("random", "greedy")
-    # features the network reads: v1 (2-player design) or table (every opponent, 2-5 seats)
-    feature_set: str = "v1"
+    # features the network reads: two_player (2-player design; old name v1) or table (every
+    # opponent, 2-5 seats)
+    feature_set: str = "two_player"
     # the tables self-play deals, in turn (e.g. 2,3,4,5,4+messages+labyrinth); empty: the
     # one table of ``players`` and ``expansions``. Evaluation plays each.
     tables: tuple[str, ...] = ()
@@ -82,16 +86,18 @@ class AfterstateConfig:
     def __post_init__(self) -> None:
         if self.game != "carcassonne":
             raise ValueError("--algo afterstate trains the tile game (carcassonne) only")
-        if not 2 <= self.players <= 5:
-            raise ValueError(f"players must be 2-5, got {self.players}")
+        check_players(self.game, self.players)
         self.expansions = tuple(self.expansions)
         self.hidden = tuple(int(h) for h in self.hidden)
         self.baselines = tuple(self.baselines)
         self.tables = tuple(str(t) for t in self.tables)
         for t in self.tables:
             parse_table(t)
-        if self.feature_set not in FEATURE_SETS:
-            raise ValueError(f"feature_set must be one of {FEATURE_SETS}, got {self.feature_set!r}")
+        if feature_set_name(self.feature_set) not in FEATURE_SETS:
+            raise ValueError(
+                f"feature_set must be one of {tuple(FEATURE_SETS)}, got {self.feature_set!r}"
+            )
+        self.feature_set = feature_set_name(self.feature_set)  # a config saved with v1
         if self.baseline_agent not in BASELINE_AGENTS:
             raise ValueError(
                 f"baseline_agent must be one of {BASELINE_AGENTS}, got {self.baseline_agent!r}"

@@ -18,6 +18,7 @@ from carcassonne_rl.agents.tile.afterstate import (
     value_inputs,
 )
 from carcassonne_rl.encoders.features.table import feature_set, seat_features
+from carcassonne_rl.runtime.seeds import afterstate_game_rng_seed
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
 NET, GREEDY, SNAPSHOT = 0, 1, 2  # who plays a seat
@@ -41,7 +42,7 @@ def _new_game(table: tuple[int, tuple[str, ...]], deal: int, seats: list[int], s
 
     players, expansions = table
     cfg = GameConfig(players=players, seed=deal, expansions=expansions)
-    rng = random.Random(seed * 1_000_003 + deal)
+    rng = random.Random(afterstate_game_rng_seed(seed, deal))
     return _Game(new_game(cfg), list(seats), [[] for _ in range(players)], rng)
 
 

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.runtime.seeds import afterstate_base, afterstate_deal
 from carcassonne_rl.training.afterstate.config import STATE_FILE, AfterstateConfig, table_label
 from carcassonne_rl.training.afterstate.learner import Learner, export
 from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT, play_games
@@ -196,17 +197,17 @@ def _self_play(
     ``snapshot_fraction`` of the others 1 to PLAYERS-1 seats of a past snapshot from
     ``out/snapshots`` (the current network while there is none); the rest is self-play."""
     n = config.games_per_iteration
-    base = config.seed * 1_000_003 + state["games"]
+    base = afterstate_base(config.seed, state["games"])
     rng = random.Random(base)
     table_list = config.table_list()
     tables = [table_list[(state["games"] + i) % len(table_list)] for i in range(n)]
     lineups = [_lineup(config, net is not None, t[0], rng) for t in tables]
     snapshot = _past_snapshot(out, rng) if (net is not None and config.snapshot_fraction) else None
-    deals = [base + i for i in range(n)]
+    deals = [afterstate_deal(base, i) for i in range(n)]
     layers = net.layers if net is not None else None
     meta = net.meta if net is not None else {}
     chunk = max(1, min(config.games_in_flight, math.ceil(n / config.workers)))
-    tasks = [(config, layers, meta, deals[i : i + chunk], None, base + i, tables[i : i + chunk],
+    tasks = [(config, layers, meta, deals[i : i + chunk], None, deals[i], tables[i : i + chunk],
               lineups[i : i + chunk], snapshot) for i in range(0, n, chunk)]  # fmt: skip
     if pool is None:
         return [play_games(*t) for t in tasks]

@@ -17,15 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne_rl.agents.tile.obs_policy.features import option_features
-from carcassonne_rl.training.ppo.warm_start import _load_game, _play_game, _save_game
+from carcassonne_rl.runtime import seeds
+from carcassonne_rl.training.ppo.warm_start import load_demo_game, play_demo_game, save_demo_game
 from carcassonne_rl.training.train_config import TrainConfig
 
 HEADS = ("place", "follow")
 
 
 def demo_deal(seed: int, game: int) -> int:
-    """The deal of demonstration game ``game`` (the warm start's numbering)."""
-    return seed * 7919 + 10_000 + game
+    """The deal of demonstration game ``game`` of seed ``seed`` (the warm start's numbering)."""
+    return seeds.demo_deal(seeds.demo_first_deal(seed), game)
 
 
 def play_demos(
@@ -50,7 +51,8 @@ def play_demos(
         deal = demo_deal(seed, g)
         path = folder / f"game_{deal}.npz"
         if not path.exists():
-            _save_game(path, _play_game(config, deal, demo_deal(seed, 97 * g)))
+            agent_seed = seeds.demo_agent_seed(seeds.demo_first_deal(seed), g)
+            save_demo_game(path, play_demo_game(config, deal, agent_seed))
             played += 1
         if on_game is not None:
             on_game(g)
@@ -100,7 +102,7 @@ def load_demos(files: list[Path]) -> dict[str, HeadRows]:
     parts: dict[str, dict[str, list]] = {h: {"rows": [], "values": [], "count": [], "game": []}
                                           for h in HEADS}  # fmt: skip
     for number, path in enumerate(files):
-        game = _load_game(path)
+        game = load_demo_game(path)
         if "values" not in game or not isinstance(game["obs"], dict):
             raise ValueError(f"{path}: not a carcassonne_v1 demonstration with teacher values")
         board, glob = game["obs"]["board"], game["obs"]["globals"]

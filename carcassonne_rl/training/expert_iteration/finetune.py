@@ -116,8 +116,8 @@ def finetune(
     import torch
 
     net = load_value_net(init_model)
-    if net_feature_set(net) != "v1":
-        raise ValueError(f"{init_model}: expert iteration fine-tunes a v1 (2-player) network")
+    if net_feature_set(net) != "two_player":
+        raise ValueError(f"{init_model}: expert iteration fine-tunes a two_player network")
     config = AfterstateConfig(
         hidden=tuple(w.shape[1] for w, _ in net.layers[:-1]),
         value_scale=float(net.meta["value_scale"]), init_model=str(init_model), seed=seed,

@@ -7,7 +7,7 @@ played again; ``positions.json`` records the teacher and seed the folder holds).
 placement with two or more options, the ``keep`` options the network values most (the
 searched ones among them) are stored as rows:
 
-- ``x``: the option's afterstate features (the value network's ``v1`` set, seen from the
+- ``x``: the option's afterstate features (the value network's ``two_player`` set, seen from the
   seat that moves);
 - ``target``: the search's expectation of the option, ``tanh(margin / value_scale)`` (NaN
   for an option it did not search);
@@ -32,6 +32,7 @@ import numpy as np
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import pick, value_inputs
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
 
 SETTINGS_FILE = "positions.json"
@@ -40,7 +41,7 @@ ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
 
 def teacher_deal(seed: int, game: int) -> int:
     """The deal of teacher game ``game`` (apart from the arena's and training's deals)."""
-    return 50_000_000 + seed * 100_003 + game
+    return seeds.teacher_deal(seed, game)
 
 
 def make_teacher(spec: str, seed: int) -> ExpectimaxAgent:
@@ -91,7 +92,7 @@ def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.nda
     top = [i for i in top if not opts[i].state.is_over]
     if not top:
         return
-    x, _ = value_inputs([opts[i].state for i in top], player, "v1")
+    x, _ = value_inputs([opts[i].state for i in top], player, "two_player")
     own = net.forward(x)[:, 0]
     for row, i in enumerate(top):
         rows["x"].append(x[row])
@@ -123,7 +124,7 @@ def collect(
     make_teacher(teacher, seed)  # a bad spec fails here, before any process starts
     settings = {"teacher": teacher, "seed": seed, "keep": keep}
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
-    todo = [(teacher, teacher_deal(seed, g), seed * 7919 + g, keep,
+    todo = [(teacher, teacher_deal(seed, g), seeds.teacher_agent_seed(seed, g), keep,
              str(folder / f"game_{teacher_deal(seed, g)}.npz")) for g in range(games)]  # fmt: skip
     todo = [t for t in todo if not Path(t[4]).exists()]
     done = games - len(todo)

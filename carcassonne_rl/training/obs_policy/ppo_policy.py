@@ -68,10 +68,11 @@ class TileFeatureExtractor(BaseFeaturesExtractor):
         board, glob = obs["board"], obs["globals"]
         batch = board.shape[0]
         summary = self.summary(torch.cat([torch.log1p(glob), board.mean(dim=(2, 3))], dim=1))
-        logits = torch.zeros(batch, self.num_actions)
+        dev = board.device  # the model's device; the option features are made on the CPU
+        logits = torch.zeros(batch, self.num_actions, device=dev)
         if self.masks is not None:
-            boards = board.detach().numpy().astype(np.uint8)
-            globs = glob.detach().numpy().astype(np.float32)
+            boards = board.detach().cpu().numpy().astype(np.uint8)
+            globs = glob.detach().cpu().numpy().astype(np.float32)
             parts: dict[str, tuple[list, list, list]] = {h: ([], [], []) for h in HEADS}
             for i in range(batch):  # each sample's options once, into its head's batch
                 legal = np.flatnonzero(self.masks[i])
@@ -87,9 +88,9 @@ class TileFeatureExtractor(BaseFeaturesExtractor):
                 samples.append(np.full(len(legal), i))
             for head, (rows, where, samples) in parts.items():
                 if rows:
-                    scores = self.heads.head(head)(torch.from_numpy(np.concatenate(rows)))
-                    index = (torch.from_numpy(np.concatenate(samples)),
-                             torch.from_numpy(np.concatenate(where)))  # fmt: skip
+                    scores = self.heads.head(head)(torch.from_numpy(np.concatenate(rows)).to(dev))
+                    index = (torch.from_numpy(np.concatenate(samples)).to(dev),
+                             torch.from_numpy(np.concatenate(where)).to(dev))  # fmt: skip
                     logits = logits.index_put(index, scores.squeeze(1))
         return torch.cat([logits, summary], dim=1)
 

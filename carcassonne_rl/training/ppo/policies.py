@@ -182,7 +182,7 @@ class TileBoardNet(BaseFeaturesExtractor):
 TILE_NETS = {"planes": TilePlanes, "board": TileBoardNet}
 
 
-class _TileLatent(nn.Module):
+class TileLatent(nn.Module):
     """Actor latent = the features themselves; critic latent = an MLP on the summary."""
 
     def __init__(self, placement_dim: int, hidden: int) -> None:
@@ -202,7 +202,7 @@ class _TileLatent(nn.Module):
         return self.value(features[:, self.placement_dim :])
 
 
-class _TileActionHead(nn.Module):
+class TileActionHead(nn.Module):
     """Logits: the placement logits as given, then a linear layer for the other actions."""
 
     def __init__(self, placement_dim: int, hidden: int, num_actions: int) -> None:
@@ -228,12 +228,12 @@ class TilePolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         fx = self.features_extractor
-        self.mlp_extractor = _TileLatent(4 * fx.cells, fx.hidden)
+        self.mlp_extractor = TileLatent(4 * fx.cells, fx.hidden)
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
         fx = self.features_extractor
-        self.action_net = _TileActionHead(4 * fx.cells, fx.hidden, int(self.action_space.n))
+        self.action_net = TileActionHead(4 * fx.cells, fx.hidden, int(self.action_space.n))
         self.action_net.apply(_init_small)
         _init_small(fx.place_head)  # near-uniform placement logits at the start
         self.optimizer = self.optimizer_class(

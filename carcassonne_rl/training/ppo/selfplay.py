@@ -43,6 +43,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from carcassonne_rl.agents.policy_agent import make_encoder, write_spec
 from carcassonne_rl.envs.single_agent import SingleAgentEnv
 from carcassonne_rl.runtime.progress import count, on_terminal, phase, plain_training_progress
+from carcassonne_rl.runtime.seeds import demo_first_deal, ppo_env_seed, ppo_pool_seed
 from carcassonne_rl.training.ppo.opponent_pool import OpponentPool, PoolSchedule
 from carcassonne_rl.training.ppo.policies import CARD_NET_ARCH, TILE_NETS, TilePolicy
 from carcassonne_rl.training.run_files import (
@@ -64,7 +65,7 @@ class SelfPlayEnv(SingleAgentEnv):
     def __init__(self, config: TrainConfig, rank: int) -> None:
         schedule = PoolSchedule(config.pool_latest, config.pool_past, config.baselines)
         pools = [
-            OpponentPool(config.game, schedule, seed=config.seed * 1000 + rank * 10 + i)
+            OpponentPool(config.game, schedule, seed=ppo_pool_seed(config.seed, rank, i))
             for i in range(config.players - 1)
         ]
         kwargs: dict[str, Any] = {"players": config.players, "reward_mode": config.reward_mode}
@@ -99,7 +100,7 @@ def _env_factory(config: TrainConfig, rank: int):
     def make() -> Monitor:
         torch.set_num_threads(1)
         env = SelfPlayEnv(config, rank)
-        env.reset(seed=config.seed * 1000 + rank)
+        env.reset(seed=ppo_env_seed(config.seed, rank))
         return Monitor(env)
 
     return make
@@ -123,7 +124,7 @@ def new_model(config: TrainConfig, env, tb_dir: Path | None) -> MaskablePPO:
         ent_coef=config.ent_coef,
         clip_range=config.clip_range,
         seed=config.seed,
-        device="cpu",
+        device=config.device,
         tensorboard_log=str(tb_dir) if tb_dir else None,
         verbose=0,
     )
@@ -228,6 +229,7 @@ def init_policy(model: MaskablePPO, path: str | Path) -> None:
         except ValueError as err:
             raise ValueError(f"warm_start_init: {path}: {err}") from None
         return
+    # loaded on the CPU; load_state_dict copies the weights to the model's device
     saved = MaskablePPO.load(path, device="cpu").policy.state_dict()
     try:
         model.policy.load_state_dict(saved)
@@ -248,7 +250,7 @@ def warm(
         f"to imitate ({config.game})"
     )
     data = collect(
-        config, config.warm_start_games, seed=config.seed * 7919 + 10_000, progress=progress,
+        config, config.warm_start_games, seed=demo_first_deal(config.seed), progress=progress,
         cache=out / "warm_start",
     )  # fmt: skip
     if config.warm_start_init:
@@ -307,7 +309,8 @@ def _resume_point(out: Path, config: TrainConfig) -> dict | None:
     if not (out / "config.json").exists():
         raise FileNotFoundError(f"nothing to resume in {out}: no config.json")
     saved = TrainConfig.load(out / "config.json")
-    free = {"timesteps": 0, "keep_checkpoints": 0, "n_envs": 0}  # may change between sessions
+    # may change between sessions
+    free = {"timesteps": 0, "keep_checkpoints": 0, "n_envs": 0, "device": ""}
     if saved.to_dict() | free != config.to_dict() | free:
         raise ValueError(f"{out} was trained with another config; resume with the same one")
     for folder in (out, out / "checkpoints", out / "snapshots", out / "plots", out / "warm_start"):
@@ -345,7 +348,7 @@ def train(config: TrainConfig, out: str | Path, resume: bool = False, progress: 
     try:
         if resume:
             checkpoint = out / state.get("checkpoint", "checkpoints/latest.zip")
-            model = MaskablePPO.load(checkpoint, env=env, device="cpu")
+            model = MaskablePPO.load(checkpoint, env=env, device=config.device)
         else:
             model = new_model(config, env, out / "tb")
             if config.warm_start_games > 0:

@@ -45,6 +45,7 @@ from carcassonne_rl.encoders import TileEncoder
 from carcassonne_rl.encoders.tile.encoder import NUM_PLANES
 from carcassonne_rl.encoders.tile.symmetry import rotate_actions, rotate_batch
 from carcassonne_rl.runtime.progress import progress_bar
+from carcassonne_rl.runtime.seeds import demo_agent_seed, demo_deal, demo_seat_seed
 from carcassonne_rl.training.train_config import TrainConfig
 
 SCORE_SCALE = 100.0  # as the env's "score_diff" reward mode
@@ -76,14 +77,15 @@ def collect(
     bar = progress_bar(games, "warm start", "game") if progress else None
     parts: list[dict[str, Any]] = []
     for g in range(games):
-        path = cache / f"game_{seed + g}.npz" if cache is not None else None
+        path = cache / f"game_{demo_deal(seed, g)}.npz" if cache is not None else None
         if path is not None and path.exists():
-            parts.append(_load_game(path))
+            parts.append(load_demo_game(path))
         else:
             student = g >= games - config.warm_start_student_games
-            parts.append(_play_game(config, seed + g, seed + 97 * g, student))
+            agent_seed = demo_agent_seed(seed, g)
+            parts.append(play_demo_game(config, demo_deal(seed, g), agent_seed, student))
             if path is not None:
-                _save_game(path, parts[-1])
+                save_demo_game(path, parts[-1])
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -105,7 +107,7 @@ def _concat(chunks: list) -> Any:
     return np.concatenate(chunks)
 
 
-def _save_game(path: Path, game: dict[str, Any]) -> None:
+def save_demo_game(path: Path, game: dict[str, Any]) -> None:
     """One game's demonstrations, written atomically (compressed: the planes are sparse)."""
     from carcassonne_rl.training.run_files import atomic_save_npz
 
@@ -119,7 +121,8 @@ def _save_game(path: Path, game: dict[str, Any]) -> None:
     atomic_save_npz(path, arrays)
 
 
-def _load_game(path: Path) -> dict[str, Any]:
+def load_demo_game(path: Path) -> dict[str, Any]:
+    """One game's demonstrations as :func:`save_demo_game` wrote them (masks unpacked)."""
     with np.load(path) as z:
         keys = [k for k in z.files if k.startswith("obs_")]
         obs = {k[4:]: z[k] for k in keys} if keys else z["obs"]
@@ -131,7 +134,7 @@ def _load_game(path: Path) -> dict[str, Any]:
         return game
 
 
-def _play_game(
+def play_demo_game(
     config: TrainConfig, deal: int, agent_seed: int, student: bool = False
 ) -> dict[str, Any]:
     """The demonstrations of one game (``deal``) of ``config.warm_start_agent`` in every
@@ -142,7 +145,7 @@ def _play_game(
     flat = config.env_name == "carcassonne_v0"
     state = Setup(config.game, config.players, config.expansions).new_state(deal)
     agents = [
-        make_agent(config.warm_start_agent, config.game, seed=agent_seed + p)
+        make_agent(config.warm_start_agent, config.game, seed=demo_seat_seed(agent_seed, p))
         for p in range(config.players)
     ]
     soft = config.warm_start_temperature is not None
@@ -152,7 +155,7 @@ def _play_game(
             "its options (the tile game's pretrained does); leave it unset to imitate moves"
         )
     players = [
-        make_agent(config.warm_start_student, config.game, seed=agent_seed + p)
+        make_agent(config.warm_start_student, config.game, seed=demo_seat_seed(agent_seed, p))
         for p in range(config.players)
     ] if student else agents  # fmt: skip
     obs, masks, actions, seats, diffs, values = [], [], [], [], [], []
@@ -266,6 +269,7 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
     if temperature is not None and "values" not in data:
         raise ValueError("a temperature needs the teacher's values (data['values'])")
     policy = model.policy
+    dev = policy.device  # the config's device (SB3's choice)
     policy.set_training_mode(True)
     if learning_rate is not None:
         for group in policy.optimizer.param_groups:
@@ -287,16 +291,20 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 
                 if vals_np is not None:
                     vals_np = _turned_values(augment, vals_np, turns)
             if isinstance(obs_np, dict):
-                obs = {k: torch.as_tensor(v).float() for k, v in obs_np.items()}
+                obs = {k: torch.as_tensor(v, device=dev).float() for k, v in obs_np.items()}
             else:
-                obs = torch.as_tensor(obs_np).float()
-            act = torch.as_tensor(act_np)
-            ret = torch.as_tensor(data["returns"][idx])
-            pick = torch.as_tensor(choosing[idx])
+                obs = torch.as_tensor(obs_np, device=dev).float()
+            act = torch.as_tensor(act_np, device=dev)
+            ret = torch.as_tensor(data["returns"][idx], device=dev)
+            pick = torch.as_tensor(choosing[idx], device=dev)
             dist = policy.get_distribution(obs, action_masks=mask)
             values = policy.predict_values(obs).flatten()
             if vals_np is not None:
-                target = soft_targets(torch.as_tensor(vals_np), torch.as_tensor(mask), temperature)
+                target = soft_targets(
+                    torch.as_tensor(vals_np, device=dev),
+                    torch.as_tensor(mask, device=dev),
+                    temperature,
+                )
                 logp_all = dist.distribution.logits  # normalised; illegal: a huge negative
                 per_sample = -(target * logp_all).sum(dim=1)
             else:

@@ -86,7 +86,7 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
         return self._baseline_agents[spec]
 
     def _observation(self, seat: int, to_act: bool) -> dict[str, np.ndarray]:
-        obs = self.raw._observer.observe(self.raw.state, seat)  # a fresh copy
+        obs = self.raw.observe_seat(seat)  # a fresh copy
         mask = self.raw.current_mask() if to_act else np.zeros(self.num_actions, np.int8)
         return {"observations": obs, "action_mask": mask.astype(np.int8, copy=True)}
 
@@ -95,7 +95,7 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
             self.pending[agent] += float(self.raw.rewards[self.raw.possible_agents[seat]])
 
     def _play_baselines(self) -> None:
-        state = self.raw.state
+        state = self.raw.game_state
         while not state.is_over and state.current_player in self.seat_baseline:
             seat = state.current_player
             self.raw.step_code(int(self.seat_baseline[seat].act(state, seat)))
@@ -127,12 +127,12 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
         self.pending = dict.fromkeys(self.agents, 0.0)
         self.acted = set()
         self._play_baselines()  # a game never ends before every seat has played
-        seat = self.raw.state.current_player
+        seat = self.raw.game_state.current_player
         return {self.seat_agent[seat]: self._observation(seat, True)}, {}
 
     def step(self, action_dict: dict[str, Any]):
         raw = self.raw
-        seat = raw.state.current_player
+        seat = raw.game_state.current_player
         agent = self.seat_agent[seat]
         action = int(action_dict[agent])
         self.acted.add(agent)
@@ -143,13 +143,13 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
         raw.step(action)
         self._collect_rewards()
         self._play_baselines()
-        if raw.state.is_over:
+        if raw.game_state.is_over:
             ended = [(s, a) for s, a in self.seat_agent.items() if a in self.acted]
             obs = {a: self._observation(s, False) for s, a in ended}
             rewards = {a: self._handover(a) for _, a in ended}
             terminated = {a: True for _, a in ended} | {"__all__": True}
             return obs, rewards, terminated, {"__all__": False}, {}
-        nxt = self.seat_agent[raw.state.current_player]
-        obs = {nxt: self._observation(raw.state.current_player, True)}
+        nxt = self.seat_agent[raw.game_state.current_player]
+        obs = {nxt: self._observation(raw.game_state.current_player, True)}
         rewards = {nxt: self._handover(nxt)} if nxt in self.acted else {}
         return obs, rewards, {"__all__": False}, {"__all__": False}, {}

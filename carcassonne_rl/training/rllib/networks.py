@@ -1,7 +1,7 @@
 """The actor-critic network of the RLlib backend, built from the SB3 trainer's classes.
 
 Tile game: :class:`~carcassonne_rl.training.ppo.policies.TilePlanes` (board CNN),
-``_TileLatent`` and ``_TileActionHead`` of ``training.ppo.policies``; card game: SB3's
+``TileLatent`` and ``TileActionHead`` of ``training.ppo.policies``; card game: SB3's
 ``MlpExtractor`` with the trainer's layer sizes and tanh, as ``MlpPolicy`` builds it. Torch
 only (no Ray), so that a trained network can be exported (:func:`export_policy`,
 ``torch.export``), which ``PolicyAgent`` loads with torch alone.
@@ -39,29 +39,29 @@ class ActorCriticNet(nn.Module):
             if game != "carcassonne":
                 raise ValueError("a dict observation (carcassonne_v1) is the tile game's")
             from carcassonne_rl.training.ppo.policies import (
+                TileActionHead,
+                TileLatent,
                 TilePlanes,
-                _TileActionHead,
-                _TileLatent,
             )
 
             fx = TilePlanes(obs_shape, channels=channels, layers=conv_layers)
             self.features = fx
-            self.latent = _TileLatent(4 * fx.cells, fx.hidden)
-            self.action_net = _TileActionHead(4 * fx.cells, fx.hidden, num_actions)
+            self.latent = TileLatent(4 * fx.cells, fx.hidden)
+            self.action_net = TileActionHead(4 * fx.cells, fx.hidden, num_actions)
             self.value_net = nn.Linear(fx.hidden, 1)
             return
         flat = gym.spaces.Box(0, 255, (int(np.prod(obs_shape)),), np.uint8)
         if game == "carcassonne":
             from carcassonne_rl.training.ppo.policies import (
+                TileActionHead,
+                TileLatent,
                 TilePlanes,
-                _TileActionHead,
-                _TileLatent,
             )
 
             fx = TilePlanes(flat, tuple(obs_shape), channels=channels, layers=conv_layers)
             self.features = fx
-            self.latent = _TileLatent(4 * fx.cells, fx.hidden)
-            self.action_net = _TileActionHead(4 * fx.cells, fx.hidden, num_actions)
+            self.latent = TileLatent(4 * fx.cells, fx.hidden)
+            self.action_net = TileActionHead(4 * fx.cells, fx.hidden, num_actions)
             self.value_net = nn.Linear(fx.hidden, 1)
         else:
             from stable_baselines3.common.torch_layers import MlpExtractor

@@ -1,10 +1,10 @@
 """Reshuffling what no player has seen keeps the game's record loadable.
 
-``State.shuffle_hidden`` (used by play's undo) and the search agents' ``resample_hidden``
-permute the undrawn tiles and, with The Messages, the undrawn message cards. After every
-such reshuffle, in every expansion config, ``load_json(to_json())`` must rebuild the same
-position (and the reshuffle must touch neither what was drawn nor, without The Messages,
-the unused message stack)."""
+``State.shuffle_hidden`` (play's undo, in place) and ``State.resample_hidden`` (search
+agents, a clone) permute the undrawn tiles and, with The Messages, the undrawn message
+cards. After every such reshuffle, in every expansion config, ``load_json(to_json())`` must
+rebuild the same position (and the reshuffle must touch neither what was drawn nor,
+without The Messages, the unused message stack)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import random
 
 import pytest
 
-from carcassonne_rl.agents.tile.hidden import resample_hidden
 from carcassonne_rl.games.carcassonne import GameConfig, load_json, new_game
 
 CONFIGS = [(), ("messages",), ("labyrinth",), ("messages", "labyrinth")]
@@ -43,7 +42,7 @@ def test_record_round_trips_after_every_reshuffle(expansions, players) -> None:
         if step % 2:
             state.shuffle_hidden(rng.randrange(2**64))
         else:
-            resample_hidden(state, rng)
+            state = state.resample_hidden(rng)
         # what was drawn stays, the rest is a permutation of what remained
         assert state.draw_order.startswith(drawn)
         assert state.remaining_tiles() == remaining

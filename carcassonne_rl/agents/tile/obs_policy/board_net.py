@@ -1,7 +1,7 @@
 """An observation-only tile-game policy network evaluated with numpy (``.npz``, no torch).
 
 The network is the MaskablePPO tile policy (``training/ppo/policies.py``: ``TilePlanes`` or
-``TileBoardNet`` features, ``_TileActionHead`` logits) exported tensor by tensor
+``TileBoardNet`` features, ``TileActionHead`` logits) exported tensor by tensor
 (``training/export.py``). It reads one ``carcassonne_v1`` observation, the dict
 ``{"board": uint8 (46, W, W), "globals": float32 (113,)}``, and its action mask, nothing
 else: :meth:`TileObsPolicyAgent.decide` takes exactly what a PettingZoo agent sees, and

@@ -1,0 +1,44 @@
+"""The environments by name: ``make("carcassonne_v1", players=3)``.
+
+Each name is a module of :mod:`carcassonne_rl.envs` with ``env(**kwargs)`` (wrapped like
+PettingZoo's classic environments) and ``raw_env(**kwargs)``; a game name of
+:mod:`carcassonne_rl.games.registry` (``carcassonne``, ``cardcassonne``) stands for its
+``_v0`` environment where :func:`env_name` is asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+ENVS = ("carcassonne_v0", "carcassonne_v1", "cardcassonne_v0")
+
+__all__ = ["ENVS", "env_name", "make", "make_raw"]
+
+
+def _module(name: Any) -> ModuleType:
+    if not isinstance(name, str) or name not in ENVS:
+        raise ValueError(f"unknown env {name!r}; expected one of {', '.join(ENVS)}")
+    return importlib.import_module(f"carcassonne_rl.envs.{name}")
+
+
+def make(name: str, **kwargs: Any) -> Any:
+    """The wrapped AEC env ``name`` (one of :data:`ENVS`): ``<module>.env(**kwargs)``."""
+    return _module(name).env(**kwargs)
+
+
+def make_raw(name: str, **kwargs: Any) -> Any:
+    """The raw (unwrapped) AEC env ``name``: ``<module>.raw_env(**kwargs)``."""
+    return _module(name).raw_env(**kwargs)
+
+
+def env_name(name: str) -> str:
+    """An env name, or a game name -> its ``_v0`` env (``ValueError`` if neither)."""
+    from carcassonne_rl.games.registry import GAMES
+
+    if isinstance(name, str) and name in GAMES:
+        return f"{name}_v0"
+    if isinstance(name, str) and name in ENVS:
+        return name
+    raise ValueError(f"unknown game or env {name!r}; expected one of {', '.join(GAMES + ENVS)}")
