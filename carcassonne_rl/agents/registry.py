@@ -6,11 +6,15 @@ Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
 expectimax over the next tile for the K best options, each reply followed by S sampled
-continuations (default ``search=3:2``), see ``tile_search``;
+continuations (default ``search=3:2``), see ``tile_search``; ``...@PATH`` searches over the
+2-player value network ``PATH``, its case kept;
 ``pretrained:blend=W``: the 2-player network's margin, weight ``W``, averaged with the
 heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
-observation, see ``tile_obs_net``), and ``policy:PATH`` for a model saved by a trainer
+observation, see ``tile_obs_net``), the card game's measuring instruments (``card.probes``):
+``cheat-mcts[:sims]`` (``mcts`` on the true hands: reads hidden cards by design) and
+``exploit[:sims]:TARGET`` (a search best-responding to the frozen agent ``TARGET``),
+and ``policy:PATH`` for a model saved by a trainer
 (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder; a tile value network whose
 file names a ``heuristic_blend`` weight plays averaged with the heuristic).
 
@@ -25,11 +29,13 @@ on first use, so ``openspiel:mcts:1000`` resolves in any process) or from
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from carcassonne_rl.agents.base import Agent
 from carcassonne_rl.games.registry import check_game
 
-NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs")
+NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs", "cheat-mcts",
+         "exploit")  # fmt: skip
 
 #: builds one family's agents: ``factory(params, game, seed)`` with ``params`` the spec's
 #: ``:``-separated parts after the name (lower case), for ``game`` a game name
@@ -39,7 +45,7 @@ Factory = Callable[[list[str], str, int | None], Agent]
 #: ``[project.entry-points."carcassonne_rl.agent_families"]``, ``NAME = "module:factory"``)
 ENTRY_POINT_GROUP = "carcassonne_rl.agent_families"
 #: families whose one parameter is the rest of the spec as written (a path: case kept)
-RAW_FAMILIES = ("policy",)
+RAW_FAMILIES = ("policy", "exploit")
 #: where a known optional family comes from, for the message when it is not installed
 FAMILY_HINTS = {"openspiel": "it needs the openspiel extra: pip install -e '.[openspiel]'"}
 
@@ -105,6 +111,48 @@ def _mcts(params: list[str], game: str, seed: int | None) -> Agent:
     return _build(MCTS[game])(sims, limit, seed)
 
 
+def _sims(spec: str, text: str, expected: str) -> int:
+    """A positive simulation count, or one clear message."""
+    try:
+        sims = int(text)
+        if sims <= 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"bad spec {spec!r}: expected {expected} with sims >= 1") from None
+    return sims
+
+
+def _cheat_mcts(params: list[str], game: str, seed: int | None) -> Agent:
+    """``cheat-mcts[:sims]``: card-game ``mcts`` on the true state (a measuring instrument)."""
+    spec = _spec("cheat-mcts", params)
+    if game != "cardcassonne":
+        raise ValueError("cheat-mcts measures the card game (cardcassonne) only")
+    if len(params) > 1:
+        raise ValueError(f"bad spec {spec!r}: expected cheat-mcts[:sims]")
+    sims = _sims(spec, params[0], "cheat-mcts[:sims]") if params else 1000
+    return _build("carcassonne_rl.agents.card.probes:CheatingCardMCTSAgent")(sims, seed)
+
+
+def _exploit(params: list[str], game: str, seed: int | None) -> Agent:
+    """``exploit[:sims]:TARGET``: a card-game search best-responding to the agent ``TARGET``
+    (any spec, its case kept), 1,000 simulations by default."""
+    spec = ":".join(["exploit", *params])
+    usage = "exploit[:sims]:TARGET (TARGET: the frozen agent's spec)"
+    if game != "cardcassonne":
+        raise ValueError("exploit measures the card game (cardcassonne) only")
+    head, sep, rest = (params[0] if params else "").partition(":")
+    sims, target = 1000, params[0] if params else ""
+    if head.strip().lstrip("-").isdigit():
+        sims, target = _sims(spec, head, usage), rest if sep else ""
+    if not target.strip():
+        raise ValueError(f"bad spec {spec!r}: expected {usage}")
+    try:
+        frozen = make_agent(target, game, seed)
+    except ValueError as err:
+        raise ValueError(f"bad spec {spec!r}: its target: {err}") from None
+    return _build("carcassonne_rl.agents.card.probes:ExploitAgent")(frozen, sims, seed)
+
+
 def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:
     """``pretrained``, ``pretrained:SIMS``, ``pretrained:search[=K[:S]]``,
     ``pretrained:blend=W``."""
@@ -113,6 +161,8 @@ def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:
     spec = _spec("pretrained", params)
     if params and params[0].startswith("search"):
         return _pretrained_search(spec, params, game, seed)
+    if params and params[-1].startswith("@"):
+        raise ValueError(f"bad spec {spec!r}: only pretrained:search[=K[:S]] takes @PATH")
     if len(params) > 1:
         raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
     if params and params[0].startswith("blend"):
@@ -152,6 +202,8 @@ FAMILIES: dict[str, Factory] = {
         "carcassonne": seeded("carcassonne_rl.agents.pretrained:make_pretrained_obs"),
     }, "pretrained-obs plays the tile game (carcassonne) only")),
     "policy": _policy,
+    "cheat-mcts": _cheat_mcts,
+    "exploit": _exploit,
 }  # fmt: skip
 BUILT_IN = frozenset(FAMILIES)
 
@@ -187,9 +239,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     head, sep, rest = text.partition(":")
     if sep and head.lower() in RAW_FAMILIES:
         name, params = head.lower(), [rest]
-    else:
-        text = text.lower()
-        name, *params = text.split(":")
+    else:  # a network file named by ``@PATH`` keeps its case (one more parameter)
+        body, at, path = text.partition("@")
+        text = body.lower() + at + path
+        name, *params = body.lower().split(":")
+        if at:
+            params.append(at + path)
     factory = FAMILIES.get(name) or _installed_family(name, spec)
     agent = factory(params, game, seed)
     agent.name = text
@@ -219,45 +274,73 @@ def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Age
 
 
 def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None) -> Agent:
-    """``pretrained:search[=K[:S]]``: expectimax over the next tile for the ``K`` best
+    """``pretrained:search[=K[:S]][@PATH]``: expectimax over the next tile for the ``K`` best
     options, each reply followed by ``S`` sampled continuations to the searcher's next turn
-    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``)."""
+    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: at
+    2 players the search is over that 2-player value network, played as ``policy:PATH``
+    plays it (averaged with the heuristic if the file names a ``heuristic_blend`` weight,
+    alone otherwise) instead of the shipped network averaged with the heuristic."""
     from carcassonne_rl.agents.pretrained import pretrained_path
     from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 
     if game != "carcassonne":
         raise ValueError("pretrained:search exists for the tile game only")
+    network = params[-1][1:] if params[-1].startswith("@") else None
+    params = params[:-1] if network is not None else params
+    spec = _spec("pretrained", params) + (f"@{network}" if network is not None else "")
     head, sep, value = params[0].partition("=")
     try:
         if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
             raise ValueError
         candidates = int(value) if sep else 3
         samples = int(params[1]) if len(params) == 2 else (0 if sep else 2)
-        if candidates < 1 or samples < 0:
+        if candidates < 1 or samples < 0 or (network is not None and not network.strip()):
             raise ValueError
     except ValueError:
         raise ValueError(
             f"bad spec {spec!r}: expected pretrained:search, pretrained:search=K or "
             "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
-            "continuations per reply)"
+            "continuations per reply), optionally followed by @PATH (a 2-player value network)"
         ) from None
     from carcassonne_rl.agents.pretrained import table_network
-    from carcassonne_rl.agents.tile.afterstate import load_value_net
     from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
     from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 
-    two = ExpectimaxAgent(load_value_net(pretrained_path(game)), candidates, seed,
-                          weight=PRETRAINED_2P_WEIGHT, samples=samples)  # fmt: skip
+    net, weight = _searched_network(spec, network)
+    if net is None:
+        from carcassonne_rl.agents.tile.afterstate import load_value_net
+
+        net, weight = load_value_net(pretrained_path(game)), PRETRAINED_2P_WEIGHT
+    two = ExpectimaxAgent(net, candidates, seed, weight=weight, samples=samples)
     table = table_network()
     if table is None:
         return two
     return TileTableAgent(two, ExpectimaxAgent(table, candidates, seed, samples=samples), seed)
 
 
+def _searched_network(spec: str, path: str | None) -> tuple[Any, float | None]:
+    """The 2-player value network of ``@PATH`` and its ``heuristic_blend`` weight (None: it
+    plays alone); ``(None, None)`` without a path."""
+    if path is None:
+        return None, None
+    from pathlib import Path
+
+    from carcassonne_rl.agents.tile.afterstate import load_value_net, net_feature_set
+
+    if not Path(path).is_file():
+        raise ValueError(f"bad spec {spec!r}: no such network file {path}")
+    net = load_value_net(path)
+    if net_feature_set(net) != "two_player":
+        raise ValueError(f"bad spec {spec!r}: {path} is not a 2-player value network")
+    weight = net.meta.get("heuristic_blend")
+    return net, None if weight is None else float(weight)
+
+
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
     """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
-    value network, an exported tile observation policy or card-game policy), an RLlib export
-    (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` / ``.pt2``)."""
+    or card-game value network, an exported tile observation policy or card-game policy), an
+    RLlib export (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` /
+    ``.pt2``)."""
     from pathlib import Path
 
     target = Path(path)
@@ -280,10 +363,19 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
             if game != "carcassonne":
                 raise ValueError(f"policy:{path} plays carcassonne, not {game}")
             return TileObsPolicyAgent(load_tile_obs_policy(target), seed=seed)
+        from carcassonne_rl.agents.card.value import (
+            CARD_VALUE_KIND,
+            CardValueAgent,
+            load_card_value_net,
+        )
+
         net = MLP.load(target)
-        plays = "cardcassonne" if net.meta.get("kind") == CARD_POLICY_KIND else "carcassonne"
+        card_kinds = (CARD_POLICY_KIND, CARD_VALUE_KIND)
+        plays = "cardcassonne" if net.meta.get("kind") in card_kinds else "carcassonne"
         if plays != game:
             raise ValueError(f"policy:{path} plays {plays}, not {game}")
+        if net.meta.get("kind") == CARD_VALUE_KIND:  # a card afterstate value network
+            return CardValueAgent(load_card_value_net(target), seed=seed)
         if plays == "cardcassonne":
             return CardNetAgent(net, seed=seed)
         value_net = load_value_net(target)

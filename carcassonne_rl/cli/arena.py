@@ -35,7 +35,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent specs: random, greedy, heuristic (tile game), "
+        help="comma-separated agent specs: random, greedy, heuristic, "
         "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K[:S]], "
         "pretrained:blend=W (tile game), "
         "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip), "

@@ -45,6 +45,9 @@ def add_expert_iteration_parser(sub) -> None:
         default=1,
         help="processes playing teacher games (default: 1)",
     )
+    p.add_argument("--address", default=None,
+                   help="play the teacher games on this Ray cluster (default: RAY_ADDRESS, "
+                        "else --workers processes)")  # fmt: skip
     p.add_argument("--out", type=Path, help="the fine-tuned .npz network to write")
     p.add_argument(
         "--init-model",
@@ -76,6 +79,7 @@ def add_expert_iteration_parser(sub) -> None:
 
 
 def run_expert_iteration(args: argparse.Namespace) -> int:
+    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
     from carcassonne_rl.training.expert_iteration.positions import collect, load_positions
 
     if args.out is not None and args.out.suffix != ".npz":
@@ -92,8 +96,8 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
     if args.games:
         try:
             collect(args.positions, args.games, args.teacher, args.seed, args.workers,
-                    on_game=progress)  # fmt: skip
-        except ValueError as exc:
+                    on_game=progress, address=resolve_address(args.address))  # fmt: skip
+        except (ValueError, ClusterError) as exc:
             raise UserError(str(exc)) from None
     if args.out is None:
         return 0

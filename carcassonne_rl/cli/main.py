@@ -64,10 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .arena import add_arena_parser
     from .distill import add_distill_parser
     from .expert_iteration import add_expert_iteration_parser
+    from .expert_loop import add_expert_loop_parser
     from .export import add_export_parser
     from .fuzz import add_fuzz_parser
     from .main_job import add_main_parser
     from .play import add_play_parser, add_replay_parser
+    from .probe import add_probe_parser
     from .train import add_evaluate_parser, add_train_parser
 
     parser = argparse.ArgumentParser(
@@ -79,9 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_parser(sub)
     add_evaluate_parser(sub)
     add_arena_parser(sub)
+    add_probe_parser(sub)
     add_export_parser(sub)
     add_distill_parser(sub)
     add_expert_iteration_parser(sub)
+    add_expert_loop_parser(sub)
     _add_bench_parser(sub)
     add_play_parser(sub)
     add_replay_parser(sub)
@@ -126,6 +130,10 @@ def _run(args: argparse.Namespace) -> int:
         from .arena import run_arena
 
         return run_arena(args)
+    if args.command == "probe":
+        from .probe import run_probe
+
+        return run_probe(args)
     if args.command == "train":
         from .train import run_train
 
@@ -142,6 +150,10 @@ def _run(args: argparse.Namespace) -> int:
         from .expert_iteration import run_expert_iteration
 
         return run_expert_iteration(args)
+    if args.command == "expert-loop":
+        from .expert_loop import run_expert_loop
+
+        return run_expert_loop(args)
     if args.command == "export":
         from .export import run_export
 

@@ -28,9 +28,9 @@ def _default(text: str, value: object) -> str:
 def add_train_parser(sub) -> None:
     p = sub.add_parser(
         "train",
-        help="self-play training (MaskablePPO, or afterstate values for the tile game)",
+        help="self-play training (MaskablePPO, or afterstate values)",
         description="Self-play training into a run folder: MaskablePPO after a warm start "
-        "(--algo ppo), or afterstate values learnt from self-play (--algo afterstate, tile "
+        "(--algo ppo), or afterstate values learnt from self-play (--algo afterstate, either "
         "game). "
         "A folder that already holds a run needs --resume or --overwrite.",
     )
@@ -103,7 +103,7 @@ def add_train_parser(sub) -> None:
         choices=["ppo", "afterstate"],
         default=None,
         help="ppo: MaskablePPO (both games); afterstate: afterstate values learnt by "
-        "self-play (tile game; --timesteps then counts the positions learnt from) "
+        "self-play (both games; --timesteps then counts the positions learnt from) "
         "(default: ppo)",
     )
     p.add_argument(
@@ -139,7 +139,8 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--address",
         default=None,
-        help="rllib: Ray cluster (HOST:PORT, auto, local; default RAY_ADDRESS, else local)",
+        help="rllib, or --algo afterstate: Ray cluster (HOST:PORT, auto, local; default "
+        "RAY_ADDRESS; afterstate: else local processes) that plays the self-play games",
     )
     p.add_argument(
         "--num-env-runners",
@@ -235,12 +236,18 @@ def run_train(args: argparse.Namespace) -> int:
         if args.device is not None:
             raise UserError("--device is for --backend sb3 (Ray places the rllib learner)")
         return _run_train_rllib(args, config)
-    if args.address or args.num_env_runners is not None:
-        raise UserError("--address and --num-env-runners need --backend rllib")
+    if args.num_env_runners is not None or (args.address and algo != "afterstate"):
+        raise UserError("--num-env-runners needs --backend rllib; --address needs --backend "
+                        "rllib or --algo afterstate")  # fmt: skip
     if algo == "afterstate":
+        from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
         from carcassonne_rl.training.afterstate.trainer import train_afterstate
 
-        train_afterstate(config, out, resume=resume, progress=not args.no_progress)
+        try:
+            train_afterstate(config, out, resume=resume, progress=not args.no_progress,
+                             address=resolve_address(args.address))  # fmt: skip
+        except ClusterError as err:
+            raise UserError(str(err)) from None
         model = "final_model.npz"
     else:
         from carcassonne_rl.training.ppo.selfplay import train

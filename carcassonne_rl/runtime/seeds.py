@@ -11,7 +11,8 @@ a new function (pick multipliers that keep its numbers apart from the others').
 - PPO self-play: :func:`ppo_pool_seed`, :func:`ppo_env_seed`.
 - Demonstrations (PPO's warm start, distillation): :func:`demo_first_deal`,
   :func:`demo_deal`, :func:`demo_agent_seed`, :func:`demo_seat_seed`.
-- Expert iteration's teacher games: :func:`teacher_deal`, :func:`teacher_agent_seed`.
+- Expert iteration's teacher games: :func:`teacher_deal`, :func:`teacher_agent_seed`;
+  its loop: :func:`expert_loop_seed`, :func:`expert_gate_seed`.
 - OpenSpiel's search bots: :func:`openspiel_search_seed`.
 - ``bench engine``: :func:`bench_deal`, :func:`bench_warmup_deal`.
 """
@@ -100,6 +101,20 @@ def teacher_deal(seed: int, game: int) -> int:
 def teacher_agent_seed(seed: int, game: int) -> int:
     """The teacher's seed in expert iteration's teacher game ``game``: ``seed * 7919 + game``."""
     return seed * 7919 + game
+
+
+def expert_loop_seed(seed: int, iteration: int) -> int:
+    """The seed of iteration ``iteration`` (0, 1, ...) of an expert-iteration loop seeded
+    ``seed``: its teacher games (:func:`teacher_deal`) and its fit's split and shuffle:
+    ``seed * 1_000 + iteration`` (``expert-iteration --seed`` of that value plays the same
+    games; a loop runs fewer than 1,000 iterations)."""
+    return seed * 1_000 + iteration
+
+
+def expert_gate_seed(seed: int) -> int:
+    """The arena seed of an expert-iteration loop's gate (:func:`arena_deal`; the same deals
+    at every iteration): ``1_000 + seed`` (apart from the reports' ``--seed 0``, ``1``)."""
+    return 1_000 + seed
 
 
 def openspiel_search_seed(seed: int, call: int) -> int:

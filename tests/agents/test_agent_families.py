@@ -63,6 +63,13 @@ def test_builtin_specs_build_their_agent_per_game_and_are_named_once() -> None:
         ("pretrained:blend=2", "carcassonne", "bad spec 'pretrained:blend=2': expected pretrained"),
         ("pretrained:search=0", "carcassonne", "bad spec 'pretrained:search=0': expected"),
         ("policy", "carcassonne", "bad spec: expected policy:PATH"),
+        ("cheat-mcts:10", "carcassonne", "cheat-mcts measures the card game (cardcassonne) only"),
+        ("cheat-mcts:0", "cardcassonne", "bad spec 'cheat-mcts:0': expected cheat-mcts[:sims]"),
+        ("exploit:10:greedy", "carcassonne", "exploit measures the card game (cardcassonne)"),
+        ("exploit", "cardcassonne", "bad spec 'exploit': expected exploit[:sims]:TARGET"),
+        ("exploit:50", "cardcassonne", "bad spec 'exploit:50': expected exploit[:sims]:TARGET"),
+        ("exploit:-3:greedy", "cardcassonne", "bad spec 'exploit:-3:greedy': expected exploit"),
+        ("exploit:9:wizard", "cardcassonne", "bad spec 'exploit:9:wizard': its target: unknown"),
         ("random", "chess", "unknown game 'chess'"),
     ],
 )

@@ -197,3 +197,50 @@ def test_search_spec_errors_are_clear() -> None:
             make_agent(bad, "carcassonne")
     with pytest.raises(ValueError, match="tile game only"):
         make_agent("pretrained:search", "cardcassonne")
+
+
+def _network_file(folder, blend: float | None = None):
+    """A copy of the shipped 2-player network with its weights changed (under a folder
+    whose name has capitals: the path keeps its case)."""
+    from carcassonne_rl.agents.pretrained import pretrained_path
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
+
+    net = load_value_net(pretrained_path("carcassonne"))
+    net.layers = [(w * 1.1, b - 0.01) for w, b in net.layers]
+    if blend is not None:
+        net.meta["heuristic_blend"] = blend
+    path = folder / "Nets" / ("Blended.npz" if blend is not None else "Alone.npz")
+    path.parent.mkdir(exist_ok=True)
+    net.save(path)
+    return path, net
+
+
+def test_the_search_over_a_network_file_plays_it_as_policy_plays_it(tmp_path) -> None:
+    alone, net = _network_file(tmp_path)
+    agent = make_agent(f"pretrained:SEARCH=2:1@{alone}", "carcassonne", seed=0)
+    two = agent.two
+    assert agent.name == f"pretrained:search=2:1@{alone}"  # the spec lower case, the path not
+    assert (two.candidates, two.samples, two.weight) == (2, 1, None)  # alone, as policy: plays
+    x = np.random.default_rng(0).normal(size=(5, net.inputs)).astype(np.float32)
+    np.testing.assert_array_equal(two.net.forward(x), net.forward(x))
+    shipped = make_agent("pretrained:search=2:1", "carcassonne", seed=0)
+    assert shipped.two.weight == PRETRAINED_2P_WEIGHT
+    assert not np.allclose(shipped.two.net.forward(x), net.forward(x))
+    assert agent.table.net is not None and agent.table.candidates == 2  # 3-5 seats: shipped
+    blended, _ = _network_file(tmp_path, blend=0.6)
+    assert make_agent(f"pretrained:search@{blended}", "carcassonne").two.weight == 0.6
+    s = _position()
+    assert agent.act(s, s.current_player) in set(s.legal_action_codes().tolist())
+
+
+def test_search_over_a_file_errors_are_clear(tmp_path) -> None:
+    from carcassonne_rl.agents.pretrained import model_dir
+
+    with pytest.raises(ValueError, match="no such network file"):
+        make_agent(f"pretrained:search=2@{tmp_path / 'missing.npz'}", "carcassonne")
+    with pytest.raises(ValueError, match="not a 2-player value network"):
+        make_agent(f"pretrained:search@{model_dir() / 'carcassonne_table.npz'}", "carcassonne")
+    with pytest.raises(ValueError, match="only pretrained:search"):
+        make_agent(f"pretrained@{tmp_path}", "carcassonne")
+    with pytest.raises(ValueError, match="pretrained:search=K:S"):
+        make_agent("pretrained:search=2@", "carcassonne")

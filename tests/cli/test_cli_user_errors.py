@@ -124,6 +124,14 @@ def test_arena_errors(tmp_path, capsys) -> None:
                "only for the tile game")  # fmt: skip
 
 
+def test_probe_errors(capsys) -> None:
+    argv = ["probe", "--sims", "2", "--games", "1", "--no-progress"]
+    user_error(capsys, [*argv, "--target", "wizard"], "--target: unknown agent 'wizard'")
+    user_error(capsys, [*argv, "--target", "greedy,random"], "--target names one agent")
+    user_error(capsys, [*argv, "--target", "greedy", "--game", "carcassonne"],
+               "--target: exploit measures the card game (cardcassonne) only")  # fmt: skip
+
+
 def test_arena_default_report_folders_never_overwrite(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     argv = ["arena", "--agents", "random,random", "--games", "1", "--workers", "1"]

@@ -49,7 +49,10 @@ def test_bad_address_text_is_named(monkeypatch, capsys):
 
 def test_ray_options_are_checked_before_training(tmp_path, capsys):
     out = ["--out", str(tmp_path / "run")]
-    assert "need --backend rllib" in user_error(["train", "--address", "127.0.0.1:1", *out], capsys)
+    expected = "--address needs --backend rllib or --algo afterstate"
+    assert expected in user_error(["train", "--address", "127.0.0.1:1", *out], capsys)
+    argv = ["train", "--algo", "afterstate", "--address", "127.0.0.1:1", *out]
+    assert "cannot reach a Ray cluster at '127.0.0.1:1'" in user_error(argv, capsys)
     argv = ["train", "--backend", "rllib", "--num-env-runners", "-1", *out]
     assert "--num-env-runners must be >= 0, got -1" in user_error(argv, capsys)
     assert not (tmp_path / "run").exists()

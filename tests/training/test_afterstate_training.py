@@ -130,9 +130,9 @@ def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
 
 def test_afterstate_cli_errors_are_one_line(tmp_path) -> None:
     bad = _cli("train", "--algo", "afterstate", "--game", "cardcassonne", "--out",
-               str(tmp_path / "x"), "--timesteps", "10")  # fmt: skip
+               str(tmp_path / "x"), "--timesteps", "10", "--set", "feature_set=table")  # fmt: skip
     _, stderr = bad.communicate(timeout=120)
-    assert bad.returncode != 0 and "tile game (carcassonne) only" in stderr
+    assert bad.returncode != 0 and "the card game reads feature_set 'card'" in stderr
     assert "Traceback" not in stderr
     bad = _cli("train", "--algo", "afterstate", "--out", str(tmp_path / "y"), "--timesteps",
                "10", "--set", "td_lambda=2")  # fmt: skip
@@ -144,8 +144,8 @@ def test_config_round_trip_and_validation(tmp_path) -> None:
     config = AfterstateConfig(hidden=(32, 16), expansions=("messages",))
     config.save(tmp_path / "config.json")
     assert AfterstateConfig.load(tmp_path / "config.json") == config
-    with pytest.raises(ValueError, match="tile game"):
-        AfterstateConfig(game="cardcassonne")
+    with pytest.raises(ValueError, match="no expansions"):
+        AfterstateConfig(game="cardcassonne", expansions=("messages",))
     with pytest.raises(ValueError, match="hidden"):
         AfterstateConfig(hidden=(0,))
     # a run saved when the 2-player feature set was named v1 loads as that set (and resumes:

@@ -108,7 +108,7 @@ def test_collect_goes_on_where_it_stopped(tmp_path, monkeypatch) -> None:
     played: list[int] = []
     import carcassonne_rl.training.expert_iteration.positions as positions
 
-    def fake_game(spec, deal, seed, keep=8):  # the file handling, without a game's cost
+    def fake_game(spec, deal, seed, keep=8, placements=None):  # the files, not a game's cost
         played.append(deal)
         return {"x": np.full((2, 103), deal % 7, np.float32), "target": np.array([0.1, np.nan]),
                 "prior": np.array([0.2, 0.1]), "network": np.array([0.2, 0.1]),
@@ -226,3 +226,12 @@ def test_the_shipped_distilled_network_plays_alone_from_its_file() -> None:
     x, _ = value_inputs([o.state for o in options(state)], 0, "two_player")
     assert not np.allclose(net.forward(x), before.forward(x))  # fine-tuned, not a copy
     assert agent.act(state, 0) in set(state.legal_action_codes().tolist())
+
+
+def test_a_shortened_game_is_the_start_of_the_whole_game(game_rows) -> None:
+    short = play_teacher_game(TEACHER, teacher_deal(5, 0), seed=3, keep=5, placements=6)
+    n = len(short["target"])
+    assert 0 < n < len(game_rows["target"]) and short["decision"].max() <= 5
+    for key in ("x", "target", "prior", "network", "decision", "chosen"):
+        np.testing.assert_array_equal(short[key], game_rows[key][:n])
+    assert short["scores"].max() < game_rows["scores"].max()  # stopped early

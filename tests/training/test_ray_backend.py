@@ -141,6 +141,17 @@ def test_remote_games_keep_order_and_raise_the_players_error(local_ray):
         run_remote(play_game, bad)
 
 
+def test_unordered_remote_games_name_their_job(local_ray):
+    from carcassonne_rl.arena.remote_games import iter_remote_unordered
+
+    jobs = schedule(Setup("cardcassonne", 2), ["greedy", "random"], deals=3, seed=2)
+    got = dict(iter_remote_unordered(play_game, jobs, chunk=2, max_in_flight=2))
+    assert sorted(got) == list(range(len(jobs)))
+    for i, job in enumerate(jobs):
+        scores = play_game(job).scores
+        assert (got[i].deal, got[i].rotation, got[i].scores) == (job.deal, job.rotation, scores)
+
+
 def test_arena_cli_on_ray_writes_the_same_games(local_ray, tmp_path):
     argv = ["arena", "--game", "cardcassonne", "--agents", "greedy,random"]
     argv += ["--games", "2", "--seed", "0"]

@@ -5,48 +5,20 @@ by default, must work without extra set-up."""
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 ray = pytest.importorskip("ray", reason='Ray is not installed (pip install -e ".[ray]")')
 
+from helpers.ray_cluster import head_node  # noqa: E402
+
 from carcassonne_rl.cli.main import main  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def ray_head(tmp_path):
-    port = free_port()
-    ray_cli = Path(sys.executable).parent / "ray"
-    args = [str(ray_cli), "start", "--head", "--block", "--port", str(port)]
-    args += ["--node-ip-address", "127.0.0.1", "--num-cpus", "2", "--include-dashboard", "false"]
-    log = (tmp_path / "ray_start.log").open("w")
-    head = subprocess.Popen(args + ["--disable-usage-stats"], stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert head.poll() is None, (tmp_path / "ray_start.log").read_text()
-                assert time.monotonic() < deadline, "ray start --head did not come up"
-                time.sleep(0.5)
-        yield f"127.0.0.1:{port}"
-    finally:
-        head.terminate()  # `ray start --block` stops the processes it started
-        head.wait(timeout=60)
-        log.close()
+    with head_node(tmp_path, cpus=2) as (address, _):
+        yield address
 
 
 def test_arena_on_a_ray_start_head_cluster(ray_head, tmp_path, monkeypatch):

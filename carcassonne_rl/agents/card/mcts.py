@@ -22,28 +22,29 @@ from carcassonne_rl.games.cardcassonne import determinize, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER
 
 
+def fast_move(s: Any, rng, claim_prob: float = 0.3) -> int:
+    """The rollouts' move for the seat to play in ``s`` (the fast policy)."""
+    codes = s.legal_codes()
+    phase = s.phase
+    if phase == "turn":
+        p = s.current_player
+        plays = [c for c in codes if c < FOLLOWER]
+        if s.follower_row[p] < 0 and (not plays or rng.random() < claim_prob):
+            vals = [
+                claim_value(claimable(s.rows[r]), r, s.animals[p], s.collected[p]) for r in range(4)
+            ]
+            return FOLLOWER + max(range(4), key=vals.__getitem__)
+        return plays[rng.randrange(len(plays))]
+    if phase in ("assign_animal_joker", "misplaced_card"):
+        return scoring_choice(view(s, s.current_player), codes)
+    return codes[rng.randrange(len(codes))]
+
+
 def rollout_round(s: Any, rng, claim_prob: float = 0.3) -> None:
     """Play ``s`` on to the start of the next round (or the end) with the fast policy."""
     start_round = s.round
     while not s.is_over and (s.round == start_round or s.phase != "turn"):
-        codes = s.legal_codes()
-        phase = s.phase
-        if phase == "turn":
-            p = s.current_player
-            plays = [c for c in codes if c < FOLLOWER]
-            if s.follower_row[p] < 0 and (not plays or rng.random() < claim_prob):
-                vals = [
-                    claim_value(claimable(s.rows[r]), r, s.animals[p], s.collected[p])
-                    for r in range(4)
-                ]
-                code = FOLLOWER + max(range(4), key=vals.__getitem__)
-            else:
-                code = plays[rng.randrange(len(plays))]
-        elif phase in ("assign_animal_joker", "misplaced_card"):
-            code = scoring_choice(view(s, s.current_player), codes)
-        else:
-            code = codes[rng.randrange(len(codes))]
-        s.apply_code(code)
+        s.apply_code(fast_move(s, rng, claim_prob))
 
 
 class CardMCTSAgent(ViewAgent):
@@ -69,6 +70,10 @@ class CardMCTSAgent(ViewAgent):
 
     def _evaluate(self, s: Any) -> list[float]:
         rollout_round(s, self.rng, self.claim_prob)
+        return self._values(s)
+
+    def _values(self, s: Any) -> list[float]:
+        """Per seat: its standing's margin over the best other, squashed."""
         v = [standing(s, p) for p in range(s.n)]
         out = []
         for p in range(s.n):

@@ -7,9 +7,10 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from carcassonne_rl.encoders.features.card import FEATURE_SET as CARD_FEATURE_SET
 from carcassonne_rl.encoders.features.table import FEATURE_SETS, feature_set_name
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
-from carcassonne_rl.games.registry import check_players
+from carcassonne_rl.games.registry import GAMES, check_players
 from carcassonne_rl.training.run_files import (
     atomic_write_json,
 )
@@ -18,8 +19,9 @@ STATE_FILE = "trainer_state.json"
 BASELINE_AGENTS = ("greedy", "heuristic")
 
 
-def parse_table(text: str) -> tuple[int, tuple[str, ...]]:
-    """``"4+messages+labyrinth"`` -> ``(4, ("messages", "labyrinth"))``; ``ValueError`` if bad."""
+def parse_table(text: str, game: str = "carcassonne") -> tuple[int, tuple[str, ...]]:
+    """``"4+messages+labyrinth"`` -> ``(4, ("messages", "labyrinth"))``; ``ValueError`` if bad
+    (the card game has no expansions: ``"3"`` -> ``(3, ())``)."""
     head, *exps = [part.strip() for part in str(text).split("+")]
     try:
         players = int(head)
@@ -28,9 +30,11 @@ def parse_table(text: str) -> tuple[int, tuple[str, ...]]:
             f"table {text!r}: expected PLAYERS[+EXPANSION...], e.g. 4+messages"
         ) from None
     try:
-        check_players("carcassonne", players)
+        check_players(game, players)
     except ValueError as err:
         raise ValueError(f"table {text!r}: {err}") from None
+    if exps and game == "cardcassonne":
+        raise ValueError(f"table {text!r}: the card game has no expansions")
     unknown = [e for e in exps if e not in EXPANSIONS]
     if unknown or len(set(exps)) != len(exps):
         raise ValueError(f"table {text!r}: expansions must be distinct, from {EXPANSIONS}")
@@ -70,7 +74,7 @@ class AfterstateConfig:
     eval_deals: int = 20
     baselines: tuple[str, ...] = ("random", "greedy")
     # features the network reads: two_player (2-player design; old name v1) or table (every
-    # opponent, 2-5 seats)
+    # opponent, 2-5 seats); the card game reads card (encoders.features.card), its one set
     feature_set: str = "two_player"
     # the tables self-play deals, in turn (e.g. 2,3,4,5,4+messages+labyrinth); empty: the
     # one table of ``players`` and ``expansions``. Evaluation plays each.
@@ -84,16 +88,22 @@ class AfterstateConfig:
     init_model: str = ""
 
     def __post_init__(self) -> None:
-        if self.game != "carcassonne":
-            raise ValueError("--algo afterstate trains the tile game (carcassonne) only")
+        if self.game not in GAMES:
+            raise ValueError(f"game must be one of {GAMES}, got {self.game!r}")
         check_players(self.game, self.players)
+        card = self.game == "cardcassonne"
+        if card and self.feature_set == "two_player":
+            self.feature_set = CARD_FEATURE_SET  # the default: the card game's one set
+        if card and (self.feature_set != CARD_FEATURE_SET or self.expansions):
+            raise ValueError(f"the card game reads feature_set {CARD_FEATURE_SET!r} and has "
+                             "no expansions")  # fmt: skip
         self.expansions = tuple(self.expansions)
         self.hidden = tuple(int(h) for h in self.hidden)
         self.baselines = tuple(self.baselines)
         self.tables = tuple(str(t) for t in self.tables)
         for t in self.tables:
-            parse_table(t)
-        if feature_set_name(self.feature_set) not in FEATURE_SETS:
+            parse_table(t, self.game)
+        if not card and feature_set_name(self.feature_set) not in FEATURE_SETS:
             raise ValueError(
                 f"feature_set must be one of {tuple(FEATURE_SETS)}, got {self.feature_set!r}"
             )
@@ -138,7 +148,7 @@ class AfterstateConfig:
         """(players, expansions) of each table self-play deals, in turn."""
         if not self.tables:
             return [(self.players, tuple(self.expansions))]
-        return [parse_table(t) for t in self.tables]
+        return [parse_table(t, self.game) for t in self.tables]
 
 
 # ------------------------------------------------------------------------- self-play

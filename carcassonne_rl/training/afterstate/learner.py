@@ -8,17 +8,33 @@ from typing import Any
 
 import numpy as np
 
+from carcassonne_rl.agents.card.value import CARD_VALUE_KIND, load_card_value_net
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
 from carcassonne_rl.agents.tile.afterstate import (
     MODEL_KIND,
     load_value_net,
     net_feature_set,
 )
+from carcassonne_rl.encoders.features.card import NUM_CARD_FEATURES
 from carcassonne_rl.encoders.features.table import feature_set
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
 from carcassonne_rl.training.run_files import (
     atomic_write_bytes,
 )
+
+
+def input_width(config: AfterstateConfig) -> int:
+    """The numbers the network of ``config`` reads (its game's feature set)."""
+    if config.game == "cardcassonne":
+        return NUM_CARD_FEATURES
+    return feature_set(config.feature_set)[0]
+
+
+def model_kind(config: AfterstateConfig) -> str:
+    """``meta["kind"]`` of the model files of ``config``'s game."""
+    if config.game == "cardcassonne":
+        return CARD_VALUE_KIND
+    return MODEL_KIND
 
 
 def torch_net(config: AfterstateConfig):
@@ -28,7 +44,7 @@ def torch_net(config: AfterstateConfig):
 
     torch.manual_seed(config.seed)
     layers: list[Any] = []
-    width = feature_set(config.feature_set)[0]
+    width = input_width(config)
     for h in config.hidden:
         layers += [nn.Linear(width, h), nn.ReLU()]
         width = h
@@ -43,12 +59,12 @@ def export(model, config: AfterstateConfig) -> MLP:
     linear = [m for m in model if isinstance(m, nn.Linear)]
     layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
     meta = {
-        "kind": MODEL_KIND,
+        "kind": model_kind(config),
         "game": config.game,
         "players": config.players,
         "expansions": list(config.expansions),
         "tables": [f"{n}{''.join('+' + e for e in exps)}" for n, exps in config.table_list()],
-        "features": feature_set(config.feature_set)[0],
+        "features": input_width(config),
         "feature_set": config.feature_set,
         "value_scale": config.value_scale,
         "output": "tanh",
@@ -67,10 +83,13 @@ def load_weights(model, config: AfterstateConfig) -> None:
     if not path.is_file():
         raise ValueError(f"init_model {str(path)!r}: no such model file")
     try:
-        net = load_value_net(path)
-    except ModelFileError as err:  # not a file of a tile-game value network
+        if config.game == "cardcassonne":
+            net = load_card_value_net(path)
+        else:
+            net = load_value_net(path)
+    except ModelFileError as err:  # not a file of a value network of the game
         raise ValueError(f"init_model: {err}") from None
-    if net_feature_set(net) != config.feature_set:
+    if config.game == "carcassonne" and net_feature_set(net) != config.feature_set:
         raise ValueError(f"init_model {str(path)!r} reads feature set {net_feature_set(net)!r}, "
                          f"the config {config.feature_set!r}")  # fmt: skip
     widths = tuple(w.shape[1] for w, _ in net.layers[:-1])
@@ -98,7 +117,7 @@ class Learner:
         if config.init_model:
             load_weights(self.model, config)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)
-        self.x = np.zeros((0, feature_set(config.feature_set)[0]), np.float32)
+        self.x = np.zeros((0, input_width(config)), np.float32)
         self.y = np.zeros(0, np.float32)
         self.rng = np.random.default_rng(config.seed)
 

@@ -25,7 +25,9 @@ NET, GREEDY, SNAPSHOT = 0, 1, 2  # who plays a seat
 
 
 @dataclass
-class _Game:
+class SelfPlayGame:
+    """One self-play game in flight (either game's engine state)."""
+
     state: Any
     seats: list[int]  # NET, GREEDY or SNAPSHOT per seat
     features: list[list[np.ndarray]]  # per seat, its turn-end positions
@@ -37,13 +39,15 @@ def greedy_lineup(players: int, greedy_seat: int) -> list[int]:
     return [GREEDY if s == greedy_seat else NET for s in range(players)]
 
 
-def _new_game(table: tuple[int, tuple[str, ...]], deal: int, seats: list[int], seed: int) -> _Game:
+def _new_game(
+    table: tuple[int, tuple[str, ...]], deal: int, seats: list[int], seed: int
+) -> SelfPlayGame:
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
     players, expansions = table
     cfg = GameConfig(players=players, seed=deal, expansions=expansions)
     rng = random.Random(afterstate_game_rng_seed(seed, deal))
-    return _Game(new_game(cfg), list(seats), [[] for _ in range(players)], rng)
+    return SelfPlayGame(new_game(cfg), list(seats), [[] for _ in range(players)], rng)
 
 
 def play_games(
@@ -120,7 +124,7 @@ def play_games(
         still = []
         for game in live:
             if game.state.is_over:
-                x, y = _targets(game, net, config)
+                x, y = seat_targets(game, net, config)
                 xs.append(x)
                 ys.append(y)
                 if GREEDY in game.seats and NET in game.seats and net is not None:
@@ -151,7 +155,7 @@ def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon:
     return scored[rng.randrange(len(scored))][0]
 
 
-def _apply(game: _Game, code: int, features: str) -> None:
+def _apply(game: SelfPlayGame, code: int, features: str) -> None:
     s = game.state
     turn, mover = s.turn, s.active_player
     s.apply_code(code)
@@ -159,8 +163,10 @@ def _apply(game: _Game, code: int, features: str) -> None:
         game.features[mover].append(seat_features(s, mover, features))
 
 
-def _targets(game: _Game, net: MLP | None, config: AfterstateConfig) -> tuple:
-    """Positions of every seat with their lambda-returns."""
+def seat_targets(game: SelfPlayGame, net: MLP | None, config: AfterstateConfig) -> tuple:
+    """Positions of every seat with their lambda-returns (``tanh(final margin / scale)``
+    bootstrapped on ``net``'s values; Monte-Carlo returns when ``td_lambda`` is 1 or there
+    is no network yet)."""
     s = game.state
     scores = s.scores.astype(np.float64)
     xs, ys = [], []

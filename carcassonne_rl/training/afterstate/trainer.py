@@ -40,6 +40,7 @@ import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.runtime.seeds import afterstate_base, afterstate_deal
+from carcassonne_rl.training.afterstate.card_selfplay import play_card_games
 from carcassonne_rl.training.afterstate.config import STATE_FILE, AfterstateConfig, table_label
 from carcassonne_rl.training.afterstate.learner import Learner, export
 from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT, play_games
@@ -57,7 +58,7 @@ def _evaluate(config: AfterstateConfig, model_path: Path, progress: bool) -> lis
     with its table, e.g. ``greedy (4p+messages)``)."""
     from carcassonne_rl.arena.evaluation import evaluate_model_file
 
-    tables = config.table_list()
+    tables = list(dict.fromkeys(config.table_list()))  # a table listed twice is dealt more
     rows = []
     for players, expansions in tables:
         for row in evaluate_model_file(
@@ -71,14 +72,28 @@ def _evaluate(config: AfterstateConfig, model_path: Path, progress: bool) -> lis
 
 
 def train_afterstate(
-    config: AfterstateConfig, out: str | Path, resume: bool = False, progress: bool = True
+    config: AfterstateConfig,
+    out: str | Path,
+    resume: bool = False,
+    progress: bool = True,
+    address: str | None = None,
 ) -> MLP:
-    """Train (or resume) an afterstate-TD run in folder ``out``; returns the final network."""
+    """Train (or resume) an afterstate-TD run in folder ``out``; returns the final network.
+    ``address``: play the self-play games as tasks on that Ray cluster (``runtime.
+    ray_session``) instead of ``config.workers`` local processes."""
+    if address:
+        from carcassonne_rl.runtime.ray_session import ray_session
+
+        with ray_session(address):
+            return _train(config, Path(out), resume, progress, remote=True)
+    return _train(config, Path(out), resume, progress, remote=False)
+
+
+def _train(config: AfterstateConfig, out: Path, resume: bool, progress: bool, remote: bool) -> MLP:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    out = Path(out)
     learner = Learner(config)
     state: dict[str, Any] = {"timesteps": 0, "games": 0, "iteration": 0, "wall_s": 0.0}
     if resume:
@@ -102,7 +117,9 @@ def train_afterstate(
     history_file = out / "eval_history.json"
     evals = json.loads(history_file.read_text()) if (resume and history_file.exists()) else []
     last = {k: state.get(f"last_{k}", 0) for k in ("checkpoint", "snapshot", "eval")}
-    pool = ProcessPoolExecutor(config.workers) if config.workers > 1 else None
+    pool: Any = "ray" if remote else None
+    if not remote and config.workers > 1:
+        pool = ProcessPoolExecutor(config.workers)
     try:
         while state["timesteps"] < config.timesteps:
             t0 = time.time()
@@ -170,7 +187,7 @@ def train_afterstate(
         atomic_save_model(final, out / "final_model.npz")
     finally:
         writer.close()
-        if pool is not None:
+        if isinstance(pool, ProcessPoolExecutor):
             pool.shutdown(cancel_futures=True)
     from carcassonne_rl.training.plots import plot_training
 
@@ -189,13 +206,15 @@ def _self_play(
     config: AfterstateConfig,
     net: MLP | None,
     state: dict,
-    pool: ProcessPoolExecutor | None,
+    pool: ProcessPoolExecutor | str | None,
     out: Path | None = None,
 ) -> list[dict]:
     """One iteration's games, split over the workers. Tables are dealt in turn; a
     ``greedy_fraction`` of the games seat 1 to PLAYERS-1 greedy baselines, a
     ``snapshot_fraction`` of the others 1 to PLAYERS-1 seats of a past snapshot from
-    ``out/snapshots`` (the current network while there is none); the rest is self-play."""
+    ``out/snapshots`` (the current network while there is none); the rest is self-play.
+    ``pool``: local processes, ``"ray"`` (tasks on the connected cluster) or ``None`` (this
+    process)."""
     n = config.games_per_iteration
     base = afterstate_base(config.seed, state["games"])
     rng = random.Random(base)
@@ -210,8 +229,19 @@ def _self_play(
     tasks = [(config, layers, meta, deals[i : i + chunk], None, deals[i], tables[i : i + chunk],
               lineups[i : i + chunk], snapshot) for i in range(0, n, chunk)]  # fmt: skip
     if pool is None:
-        return [play_games(*t) for t in tasks]
-    return list(pool.map(play_games, *zip(*tasks, strict=True)))
+        return [play_task(t) for t in tasks]
+    if pool == "ray":
+        from carcassonne_rl.arena.remote_games import run_remote
+
+        return run_remote(play_task, tasks)
+    return list(pool.map(play_task, tasks))
+
+
+def play_task(task: tuple) -> dict:
+    """One worker's games of ``_self_play`` (a process's or a Ray task's job): the
+    ``play_games`` of the config's game."""
+    play = play_card_games if task[0].game == "cardcassonne" else play_games
+    return play(*task)
 
 
 def _lineup(config: AfterstateConfig, has_net: bool, players: int, rng: random.Random) -> list:

@@ -3,7 +3,10 @@ each tile placement is recorded with what the search made of it.
 
 A game is one file ``game_DEAL.npz`` in the positions folder, written atomically once the
 game is over, so a collection cut short goes on where it stopped (the files present are not
-played again; ``positions.json`` records the teacher and seed the folder holds). Per
+played again; ``positions.json`` records the teacher and seed the folder holds). The games
+are played by a pool of processes, or as Ray tasks on a cluster (``address``: the driver
+writes each game as its task returns it, and the games of a worker that dies are played
+again elsewhere; the same seeds give the same games either way). Per
 placement with two or more options, the ``keep`` options the network values most (the
 searched ones among them) are stored as rows:
 
@@ -21,7 +24,7 @@ An option that ends the game is not stored (its value is exact, nothing to learn
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
@@ -56,17 +59,19 @@ def make_teacher(spec: str, seed: int) -> ExpectimaxAgent:
     return two
 
 
-def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8) -> dict[str, np.ndarray]:
+def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
+                      placements: int | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """Play deal ``deal`` (2 players, base game) with the teacher in both seats; the rows
-    of its placements (see the module's docstring)."""
+    of its placements (see the module's docstring). ``placements``: stop after that many
+    tile placements (a shortened game, for tests and throughput measurements)."""
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
     teacher = make_teacher(spec, seed)
     net = teacher.net
     state = new_game(GameConfig(players=2, seed=deal))
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
-    decision = 0
-    while not state.is_over:
+    decision, placed = 0, 0
+    while not state.is_over and (placements is None or placed < placements):
         player = state.current_player
         if state.phase != "place_tile":
             state.apply_code(teacher.act(state, player))
@@ -77,6 +82,7 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8) -> dict[st
             _record(rows, net, opts, prior, refined, picked, player, decision, keep)
             decision += 1
         state.apply_code(opts[picked].code)
+        placed += 1
     out = {k: np.asarray(v) for k, v in rows.items() if k != "x"}
     empty = np.zeros((0, net.inputs), np.float32)
     out["x"] = np.stack(rows["x"]).astype(np.float32) if rows["x"] else empty
@@ -103,10 +109,30 @@ def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.nda
         rows["chosen"].append(i == picked)
 
 
-def _play_one(args: tuple[str, int, int, int, str]) -> str:
-    spec, deal, seed, keep, path = args
-    atomic_save_npz(path, play_teacher_game(spec, deal, seed, keep))
-    return path
+#: one teacher game: (teacher spec, deal, agent seed, keep, placements, file to write)
+TeacherJob = tuple[str, int, int, int, int | None, str]
+
+
+def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
+    """The rows of one teacher game (a Ray task's work: the driver writes them)."""
+    spec, deal, seed, keep, placements, _ = job
+    return play_teacher_game(spec, deal, seed, keep, placements)
+
+
+def _play_one(job: TeacherJob) -> str:
+    atomic_save_npz(job[-1], play_job(job))
+    return job[-1]
+
+
+def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 8,
+                 placements: int | None = None) -> list[TeacherJob]:  # fmt: skip
+    """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included)."""
+    jobs = []
+    for g in range(games):
+        deal = teacher_deal(seed, g)
+        path = str(Path(folder) / f"game_{deal}.npz")
+        jobs.append((teacher, deal, seeds.teacher_agent_seed(seed, g), keep, placements, path))
+    return jobs
 
 
 def collect(
@@ -117,23 +143,45 @@ def collect(
     workers: int = 1,
     keep: int = 8,
     on_game: Callable[[int, int], None] | None = None,
+    address: str | None = None,
+    placements: int | None = None,
 ) -> int:
     """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
-    (``workers`` processes); ``on_game(done, games)`` after each. Returns how many were
-    played."""
+    (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
+    games)`` after each. Returns how many were played. ``placements``: shortened games
+    (see :func:`play_teacher_game`; recorded with the folder's settings)."""
     make_teacher(teacher, seed)  # a bad spec fails here, before any process starts
-    settings = {"teacher": teacher, "seed": seed, "keep": keep}
+    settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
+    if placements is not None:
+        settings["placements"] = placements
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
-    todo = [(teacher, teacher_deal(seed, g), seeds.teacher_agent_seed(seed, g), keep,
-             str(folder / f"game_{teacher_deal(seed, g)}.npz")) for g in range(games)]  # fmt: skip
-    todo = [t for t in todo if not Path(t[4]).exists()]
+    todo = [j for j in teacher_jobs(folder, games, teacher, seed, keep, placements)
+            if not Path(j[-1]).exists()]  # fmt: skip
     done = games - len(todo)
+    if address:
+        for _ in _collect_remote(todo, address):
+            done += 1
+            if on_game:
+                on_game(done, games)
+        return len(todo)
     with ProcessPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
         for _ in (pool.map if pool else map)(_play_one, todo):
             done += 1
             if on_game:
                 on_game(done, games)
     return len(todo)
+
+
+def _collect_remote(todo: list[TeacherJob], address: str) -> Iterator[str]:
+    """Play ``todo`` as Ray tasks; write each game as it comes back (any order); its path."""
+    from carcassonne_rl.arena.remote_games import absolute_spec, iter_remote_unordered
+    from carcassonne_rl.runtime.ray_session import ray_session
+
+    remote = [(absolute_spec(j[0]), *j[1:]) for j in todo]
+    with ray_session(address):
+        for index, rows in iter_remote_unordered(play_job, remote):
+            atomic_save_npz(todo[index][-1], rows)
+            yield todo[index][-1]
 
 
 def load_positions(folder: Path) -> dict[str, Any]:

@@ -1,0 +1,115 @@
+"""Measuring instruments for the card game's hidden information (not players to ship).
+
+- :class:`CheatingCardMCTSAgent` (``cheat-mcts:N``): the information-set MCTS of
+  :mod:`.mcts`, but every simulation starts from the TRUE state: it reads the other hands and
+  every face-down card on the table, *by design*; only the pile order, which nobody can infer,
+  is reshuffled per simulation. Its edge over ``mcts:N`` bounds what any inference of the
+  hidden cards (better determinizations) could add to that search.
+- :class:`ExploitAgent` (``exploit:N:TARGET``): a best-response search against a frozen agent.
+  The same ISMCTS over determinizations of the prober's own view (it never sees a hidden
+  card), but inside each sampled world every other seat plays the move that ``TARGET`` picks
+  there, in the tree and in the rollouts, so the search best-responds to that agent. Its win
+  rate against ``TARGET`` above ``mcts:N``'s (same budget, same deals) is how far the target
+  can be exploited by knowing it (``carcassonne-rl probe``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from carcassonne_rl.agents.base import Agent
+from carcassonne_rl.agents.card.mcts import CardMCTSAgent, fast_move
+from carcassonne_rl.agents.common.mcts_core import best_code, search
+from carcassonne_rl.games.cardcassonne import determinize
+
+
+def reshuffled_pile(state: Any, rng: random.Random) -> Any:
+    """A copy of ``state`` with the pile (the cards not dealt yet, after a pending setup
+    joker) in a fresh random order; hands and face-down cards stay the true ones."""
+    s = state.clone()
+    start = s.setup_done + 1 if s.phase == "setup_joker" else len(s.card_order) - s.deck_size
+    rest = s.card_order[start:]
+    rng.shuffle(rest)
+    s.card_order = s.card_order[:start] + rest  # a new list: clones share the old one
+    s.replayable = False
+    return s
+
+
+class CheatingCardMCTSAgent(CardMCTSAgent):
+    """``cheat-mcts:N``: :class:`CardMCTSAgent` on the TRUE state (others' hands, face-down
+    cards); it reads hidden information on purpose, as the ceiling of inference. Not a
+    :class:`ViewAgent`: ``act`` takes the full state."""
+
+    def __init__(self, simulations: int = 1000, seed: int | None = None) -> None:
+        super().__init__(simulations, None, seed)
+        self.name = f"cheat-mcts:{simulations}"
+
+    def act(self, state: Any, player: int) -> int:
+        legal = state.legal_codes()
+        if len(legal) == 1:
+            return int(legal[0])
+        stats = search(
+            lambda rng: reshuffled_pile(state, rng),
+            lambda s: s.legal_codes(),
+            self._evaluate,
+            self.rng,
+            self.simulations,
+            None,
+            self.c,
+        )
+        self.last_stats = stats
+        return int(best_code(stats, legal))
+
+
+class ExploitAgent(CardMCTSAgent):
+    """``exploit:N:TARGET``: ISMCTS from this seat's view in which the other seats play
+    ``target``'s moves (``target.act(world, seat)`` on each sampled world: the target sees
+    its sampled hand, the prober never the true one). The prober's own rollout moves are
+    :func:`.mcts.fast_move`'s."""
+
+    def __init__(self, target: Agent, simulations: int = 1000, seed: int | None = None) -> None:
+        super().__init__(simulations, None, seed)
+        self.target = target
+        self.name = f"exploit:{simulations}:{getattr(target, 'name', 'target')}"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.target.reset(seed)
+
+    def _others_move(self, s: Any) -> int:
+        return int(self.target.act(s, s.current_player))
+
+    def _rollout(self, s: Any, me: int) -> None:
+        """To the start of the next round (or the end): ``me`` by the fast policy, the
+        other seats by the target."""
+        start_round = s.round
+        while not s.is_over and (s.round == start_round or s.phase != "turn"):
+            if s.current_player == me:
+                s.apply_code(fast_move(s, self.rng, self.claim_prob))
+            else:
+                s.apply_code(self._others_move(s))
+
+    def decide(self, v: Any, legal: list[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        me = v.player
+
+        def moves(s: Any) -> list[int]:
+            return s.legal_codes() if s.current_player == me else [self._others_move(s)]
+
+        def evaluate(s: Any) -> list[float]:
+            self._rollout(s, me)
+            return self._values(s)
+
+        stats = search(
+            lambda rng: determinize(v, me, rng),
+            moves,
+            evaluate,
+            self.rng,
+            self.simulations,
+            None,
+            self.c,
+        )
+        self.last_stats = stats
+        return int(best_code(stats, legal))

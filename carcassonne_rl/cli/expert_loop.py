@@ -1,0 +1,96 @@
+"""``carcassonne-rl expert-loop``: expert iteration as a loop of teacher games, fit and gate
+(:mod:`carcassonne_rl.training.expert_iteration.loop`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .args import UserError, fraction
+from .args import non_negative_int as _non_negative_int
+from .args import positive as _positive
+
+#: the options recorded in the run's loop.json (None: not given, the run's or the default)
+SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
+            "batch_size", "validation", "anchor_weight", "target", "gate_deals",
+            "gate_threshold", "seed", "init_model")  # fmt: skip
+
+
+def add_expert_loop_parser(sub) -> None:
+    p = sub.add_parser(
+        "expert-loop",
+        help="expert iteration in a loop: teacher games, fit, gate, again",
+        description=(
+            "Per iteration K: the search over the current 2-player network plays teacher "
+            "games (RUN/iteration_K/teacher), a copy of the network is fine-tuned toward the "
+            "search's values (network.npz, fit_log.jsonl) and gated against the network, "
+            "head to head on fixed deals (gate.json); accepted, it is the next teacher's "
+            "network. RUN/loop.json records the settings and each iteration. The same "
+            "command (or with a larger --iterations) goes on where a loop stopped; the "
+            "settings are the run's, an option given again must agree. One JSON line per "
+            "fit epoch and per gate."
+        ),
+    )
+    p.add_argument("run", type=Path, help="the run folder")
+    p.add_argument("--iterations", type=_positive(int), default=1,
+                   help="iterations the run is to have (default: 1)")  # fmt: skip
+    p.add_argument("--games", type=_positive(int), help="teacher games per iteration (300)")
+    p.add_argument("--candidates", type=_positive(int),
+                   help="the search's K: options searched (pretrained:search=K:S; 3)")  # fmt: skip
+    p.add_argument("--samples", type=_non_negative_int,
+                   help="the search's S: sampled continuations per reply (2)")  # fmt: skip
+    p.add_argument("--keep", type=_positive(int), help="options stored per placement (8)")
+    p.add_argument("--placements", type=_positive(int),
+                   help="stop each teacher game after this many placements (quick tests; "
+                        "default: whole games)")  # fmt: skip
+    p.add_argument("--epochs", type=_positive(int), help="fit epochs (4)")
+    p.add_argument("--learning-rate", type=_positive(float), help="Adam (0.0003)")
+    p.add_argument("--batch-size", type=_positive(int), help="rows (512)")
+    p.add_argument("--validation", type=fraction, help="share of games held out (0.1)")
+    p.add_argument("--anchor-weight", type=float,
+                   help="weight of the options not searched (0: not used)")  # fmt: skip
+    p.add_argument("--target", choices=("search", "blend"),
+                   help="what the network learns (see expert-iteration; search)")  # fmt: skip
+    p.add_argument("--gate-deals", type=_non_negative_int,
+                   help="deals of the gate, each from both seats (100; 0: no gate)")  # fmt: skip
+    p.add_argument("--gate-threshold", type=float,
+                   help="the candidate's win rate to be accepted (0.55)")  # fmt: skip
+    p.add_argument("--seed", type=_non_negative_int, help="deals, split, gate (0)")
+    p.add_argument("--init-model", type=Path,
+                   help="the first teacher's network (default: the shipped one)")  # fmt: skip
+    p.add_argument("--workers", type=_positive(int), default=1,
+                   help="processes for teacher and gate games (default: 1)")  # fmt: skip
+    p.add_argument("--address", default=None,
+                   help="play teacher and gate games on this Ray cluster (default: "
+                        "RAY_ADDRESS, else --workers processes); the fit runs here")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true", help="no line per teacher game")
+
+
+def run_expert_loop(args: argparse.Namespace) -> int:
+    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
+    from carcassonne_rl.training.expert_iteration.loop import load_config, run_loop
+
+    if args.init_model is not None and not args.init_model.is_file():
+        raise UserError(f"--init-model {args.init_model}: no such file")
+    given = {k: getattr(args, k) for k in SETTINGS}
+
+    def progress(done: int, games: int) -> None:
+        if not args.no_progress:
+            print(f"teacher games: {done}/{games}", file=sys.stderr, flush=True)
+
+    try:
+        config = load_config(args.run, given)
+        summary = run_loop(args.run, args.iterations, config, args.workers,
+                           resolve_address(args.address),
+                           on_event=lambda e: print(json.dumps(e), flush=True),
+                           on_game=progress)  # fmt: skip
+    except (ValueError, ClusterError) as exc:
+        raise UserError(str(exc)) from None
+    kept = sum(e["accepted"] for e in summary["iterations"])
+    print(
+        f"{len(summary['iterations'])} iterations, {kept} networks accepted; the teacher's "
+        f"network: {summary.get('best') or 'the shipped one'} ({args.run / 'loop.json'})"
+    )
+    return 0

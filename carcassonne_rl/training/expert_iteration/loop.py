@@ -1,0 +1,221 @@
+"""Expert iteration as a loop: per iteration, the search over the current network plays
+teacher games, a copy of the network is fine-tuned toward the search's values, and the
+copy is gated against the network (head to head on fixed deals) before it becomes the
+next teacher's network.
+
+A run folder holds ``loop.json`` (the settings and one entry per iteration) and per
+iteration ``iteration_K/``: ``teacher/`` (the teacher games, :mod:`.positions`),
+``network.npz`` (the candidate), ``fit_log.jsonl`` (:mod:`.finetune`'s report per epoch)
+and ``gate.json`` (the head to head and its decision). Every step is skipped when its file
+is there, so a loop cut at any point goes on where it stopped; the state (which network
+teaches) is read back from the gate files, ``loop.json`` summarises it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from carcassonne_rl.runtime import seeds
+from carcassonne_rl.training.run_files import atomic_write_json, atomic_write_text
+
+LOOP_FILE = "loop.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopConfig:
+    """The settings of a loop (recorded in ``loop.json``; a run keeps them)."""
+
+    games: int = 300  # teacher games per iteration
+    candidates: int = 3  # the search's K (pretrained:search=K:S)
+    samples: int = 2  # the search's S
+    keep: int = 8  # options stored per placement
+    placements: int | None = None  # shortened teacher games (tests, measurements)
+    epochs: int = 4
+    learning_rate: float = 3e-4
+    batch_size: int = 512
+    validation: float = 0.1
+    anchor_weight: float = 0.0
+    target: str = "search"
+    gate_deals: int = 100  # deals of the gate, each played from both seats (0: no gate)
+    gate_threshold: float = 0.55  # the candidate's win rate that makes it the teacher's
+    seed: int = 0
+    init_model: str | None = None  # the first teacher's network (None: the shipped one)
+
+    def __post_init__(self) -> None:
+        if self.games < 1 or self.candidates < 1 or self.samples < 0 or self.epochs < 1:
+            raise ValueError("a loop needs games >= 1, candidates >= 1, samples >= 0, epochs >= 1")
+        if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
+            raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
+        if not 0.0 <= self.anchor_weight <= 1.0:
+            raise ValueError(f"anchor weight must be in [0, 1], got {self.anchor_weight}")
+        if self.target not in ("search", "blend"):
+            raise ValueError(f"target must be search or blend, got {self.target!r}")
+
+
+def load_config(run: Path, given: dict[str, Any]) -> LoopConfig:
+    """The loop's settings: those recorded in ``run`` (the options in ``given`` that are not
+    None must agree with them), else ``given`` over the defaults, recorded."""
+    given = {k: v for k, v in given.items() if v is not None}
+    if given.get("init_model") is not None:
+        given["init_model"] = str(Path(given["init_model"]).resolve())
+    path = Path(run) / LOOP_FILE
+    if path.exists():
+        held = json.loads(path.read_text())["config"]
+        differ = {k: (held.get(k), v) for k, v in given.items() if held.get(k) != v}
+        if differ:
+            told = ", ".join(f"{k}: {a!r} there, {b!r} here" for k, (a, b) in differ.items())
+            raise ValueError(f"{run} holds a loop with other settings ({told}): use another folder")
+        return LoopConfig(**held)
+    config = LoopConfig(**given)
+    atomic_write_json(path, {"config": dataclasses.asdict(config), "iterations": []})
+    return config
+
+
+def teacher_spec(config: LoopConfig, network: str | None) -> str:
+    """The search over ``network`` (None: the shipped network, averaged with the heuristic)."""
+    spec = f"pretrained:search={config.candidates}:{config.samples}"
+    return f"{spec}@{network}" if network else spec
+
+
+def network_spec(network: str | None) -> str:
+    """How the gate plays a network: its file (``policy:``) or the shipped ``pretrained``."""
+    return f"policy:{network}" if network else "pretrained"
+
+
+def teacher_weight(network: str | None) -> float | None:
+    """The network's share of the heuristic average the search plays it in (None: alone)."""
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+
+    if network is None:
+        return PRETRAINED_2P_WEIGHT
+    weight = load_value_net(network).meta.get("heuristic_blend")
+    return None if weight is None else float(weight)
+
+
+def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
+         on_epoch: Callable[[int, dict], None] | None) -> dict:  # fmt: skip
+    """Fine-tune the teacher's network on ``folder/teacher`` into ``folder/network.npz``."""
+    from carcassonne_rl.agents.pretrained import pretrained_path
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+
+    from .finetune import finetune
+    from .positions import load_positions
+
+    weight = teacher_weight(network)
+    if config.target == "blend" and weight is None:
+        raise ValueError("target blend needs a teacher averaged with the heuristic; "
+                         f"{network} plays alone")  # fmt: skip
+    data = load_positions(folder / "teacher")
+    lines: list[str] = []
+
+    def epoch_done(epoch: int, report: dict) -> None:
+        lines.append(json.dumps(report))
+        if on_epoch is not None:
+            on_epoch(epoch, report)
+
+    net, report = finetune(
+        data, network or pretrained_path("carcassonne"), config.epochs,
+        learning_rate=config.learning_rate, batch_size=config.batch_size,
+        validation=config.validation, anchor_weight=config.anchor_weight,
+        target_kind=config.target, weight=weight or PRETRAINED_2P_WEIGHT, seed=seed,
+        on_epoch=epoch_done,
+    )  # fmt: skip
+    atomic_write_text(folder / "fit_log.jsonl", "\n".join(lines) + "\n")
+    net.save(folder / "network.npz")  # last: the fit is done when the network is there
+    return {"rows": report["train_rows"], "placements": int(len(set(data["decision"])))}
+
+
+def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
+         address: str | None = None) -> dict:  # fmt: skip
+    """The candidate network against the teacher's network, each of the gate's deals
+    played from both seats; accepted at a win rate of ``gate_threshold`` or more."""
+    if config.gate_deals == 0:
+        return {"deals": 0, "accepted": True}
+    from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
+    from carcassonne_rl.arena.ratings import entry_stats
+
+    specs = [network_spec(candidate), network_spec(best)]
+    jobs = schedule(Setup(), specs, config.gate_deals, duplicate=True,
+                    seed=seeds.expert_gate_seed(config.seed))  # fmt: skip
+    results = run_jobs(jobs, workers=workers, progress=False, address=address)
+    label = entry_labels(specs)[0]
+    stats = entry_stats(results, [label])[label]
+    return {"candidate": specs[0], "against": specs[1], "deals": config.gate_deals,
+            "games": stats["games"], "win_rate": stats["win_rate"],
+            "win_rate_ci95": stats["win_rate_ci95"], "mean_margin": stats["mean_margin"],
+            "threshold": config.gate_threshold,
+            "accepted": bool(stats["win_rate"] >= config.gate_threshold)}  # fmt: skip
+
+
+def run_loop(
+    run: Path,
+    iterations: int,
+    config: LoopConfig,
+    workers: int = 1,
+    address: str | None = None,
+    on_event: Callable[[dict], None] | None = None,
+    on_game: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Run (or go on with) iterations ``0 .. iterations - 1`` in ``run`` (settings recorded
+    by :func:`load_config`); ``loop.json``'s contents. ``on_event`` sees one dict per step
+    (the fit's epochs, the gate's result); ``address``: teacher and gate games on that Ray
+    cluster, the fit here."""
+    from contextlib import nullcontext
+
+    from carcassonne_rl.runtime.ray_session import ray_session
+
+    run = Path(run).resolve()
+    with ray_session(address) if address else nullcontext():
+        return _iterate(run, iterations, config, workers, address, on_event, on_game)
+
+
+def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
+             address: str | None, on_event: Callable[[dict], None] | None,
+             on_game: Callable[[int, int], None] | None) -> dict:  # fmt: skip
+    from .positions import collect
+
+    summary = json.loads((run / LOOP_FILE).read_text())
+    entries = {e["iteration"]: e for e in summary["iterations"]}
+    best = config.init_model
+    emit = on_event or (lambda event: None)
+    for k in range(max(iterations, len(entries))):  # iterations done before: all skipped
+        folder = run / f"iteration_{k}"
+        entry = dict(entries.get(k, {}), iteration=k, teacher=teacher_spec(config, best))
+        seconds = dict(entry.get("seconds", {}))
+        seed = seeds.expert_loop_seed(config.seed, k)
+        t0 = time.perf_counter()
+        played = collect(folder / "teacher", config.games, entry["teacher"], seed, workers,
+                         config.keep, on_game, address, config.placements)  # fmt: skip
+        if played:
+            seconds["teacher"] = time.perf_counter() - t0
+            entry["teacher_games_timed"] = played
+        candidate = str(folder / "network.npz")
+        if not Path(candidate).exists():
+            t0 = time.perf_counter()
+            entry.update(_fit(folder, config, best, seed,
+                              lambda e, r, k=k: emit({"iteration": k, "fit": r})))  # fmt: skip
+            seconds["fit"] = time.perf_counter() - t0
+        gate_file = folder / "gate.json"
+        if gate_file.exists():
+            result = json.loads(gate_file.read_text())
+        else:
+            t0 = time.perf_counter()
+            result = gate(candidate, best, config, workers, address)
+            seconds["gate"] = time.perf_counter() - t0
+            atomic_write_json(gate_file, result)
+            emit({"iteration": k, "gate": result})
+        if result["accepted"]:
+            best = candidate
+        entry.update(candidate=candidate, accepted=result["accepted"], best=best,
+                     seconds=seconds)  # fmt: skip
+        entries[k] = entry
+        summary = {"config": dataclasses.asdict(config),
+                   "iterations": [entries[i] for i in sorted(entries)], "best": best}  # fmt: skip
+        atomic_write_json(run / LOOP_FILE, summary)
+    return summary

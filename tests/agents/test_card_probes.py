@@ -1,0 +1,87 @@
+"""The card game's measuring instruments: ``cheat-mcts`` reads the true hands (by design),
+``exploit:N:TARGET`` lets the frozen target play the other seats of worlds drawn from its own
+view (the twin test of tests/agents/test_agent_information.py covers it too)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.base import BaseAgent
+from carcassonne_rl.agents.card.probes import ExploitAgent, reshuffled_pile
+from carcassonne_rl.arena.match import Job, Setup, play_game
+from carcassonne_rl.games.cardcassonne import GameConfig, determinize, new_game, view
+
+
+def _turn_positions(players: int, seed: int, count: int) -> list:
+    """``count`` turn-phase states of a random game with at least 3 legal moves."""
+    state = new_game(GameConfig(players, seed))
+    rng = random.Random(seed)
+    out = []
+    while not state.is_over and len(out) < count:
+        codes = state.legal_codes()
+        if state.phase == "turn" and len(codes) >= 3 and rng.random() < 0.3:
+            out.append(state.clone())
+        state.apply_code(codes[rng.randrange(len(codes))])
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_probes_finish_games_with_legal_moves(players: int) -> None:
+    seats = ("exploit:6:greedy", "cheat-mcts:6", "pretrained", "greedy")[:players]
+    job = Job(Setup("cardcassonne", players), seats, seats, 3, 0, 0, agent_seed=3)
+    res = play_game(job, warm=False)  # the engine rejects an illegal code
+    assert len(res.scores) == players and res.winners
+    assert all(d > 0 for d in res.decisions)
+
+
+class SpyTarget(BaseAgent):
+    """Greedy, recording the states and seats it is asked about."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.inner = make_agent("greedy", "cardcassonne")
+        self.calls: list[tuple[bool, int, int]] = []
+
+    def act(self, state, player: int) -> int:
+        code = self.inner.act(state, player)
+        self.calls.append((state.replayable, player, state.current_player))
+        return code
+
+
+def test_the_exploiter_asks_the_target_for_the_other_seats_on_sampled_worlds() -> None:
+    for state in _turn_positions(3, 4, 3):
+        me = state.current_player
+        spy = SpyTarget()
+        ExploitAgent(spy, simulations=25, seed=1).act(state, me)
+        assert len(spy.calls) >= 25  # each simulation plays the others to the round's end
+        for replayable, seat, mover in spy.calls:
+            assert seat == mover and seat != me  # only the other seats, each as itself
+            assert not replayable  # a determinized world, never the true game
+
+
+def test_cheat_mcts_reads_the_true_hands() -> None:
+    positions = _turn_positions(2, 7, 10)
+    changed = 0
+    for i, state in enumerate(positions):
+        p = state.current_player
+        twin = determinize(state, p, random.Random(i))  # same view, other hidden cards
+        assert view(twin, p) == view(state, p) and twin.hands != state.hands
+        a = make_agent("cheat-mcts:60", "cardcassonne", seed=i).act(state, p)
+        b = make_agent("cheat-mcts:60", "cardcassonne", seed=i).act(twin, p)
+        changed += a != b
+    assert changed >= 2, "cheat-mcts should follow the hidden cards it reads"
+
+
+def test_the_cheater_reshuffles_only_the_pile() -> None:
+    state = _turn_positions(3, 2, 1)[0]
+    order = list(state.card_order)
+    worlds = [reshuffled_pile(state, random.Random(k)) for k in range(4)]
+    for w in worlds:
+        assert w.hands == state.hands and w.rows == state.rows  # true hands and table
+        assert sorted(w.deck_cards()) == sorted(state.deck_cards())
+        w.apply_code(w.legal_codes()[0])
+    assert len({tuple(w.deck_cards()) for w in worlds}) > 1  # the pile order is not read
+    assert state.card_order == order  # the true game is untouched

@@ -1,0 +1,110 @@
+"""Ray clusters on loopback for the tests, started as a user would: ``ray start --head``
+and, for more nodes, ``ray start --address`` (each with ``--block``: stopping the command
+stops the processes it started)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    ray_cli = Path(sys.executable).parent / "ray"
+    out = log.open("w")
+    try:
+        return subprocess.Popen([str(ray_cli), "start", "--block", *args, "--disable-usage-stats"],
+                                stdout=out, stderr=out, env=env)  # fmt: skip
+    finally:
+        out.close()
+
+
+def _stop(node: subprocess.Popen) -> None:
+    node.terminate()
+    try:
+        node.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a stuck node
+        node.kill()
+        node.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def head_node(folder: Path, cpus: int = 2) -> Iterator[tuple[str, subprocess.Popen]]:
+    """(address, process) of a head on 127.0.0.1 with ``cpus`` CPUs, until the block ends."""
+    port = free_port()
+    log = folder / "ray_head.log"
+    head = _start(["--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
+                   "--num-cpus", str(cpus), "--include-dashboard", "false"], log)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert head.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "ray start --head did not come up"
+                time.sleep(0.5)
+        yield f"127.0.0.1:{port}", head
+    finally:
+        _stop(head)
+
+
+@contextlib.contextmanager
+def joined_node(address: str, folder: Path, cpus: int = 1) -> Iterator[subprocess.Popen]:
+    """A second node joined to the head at ``address`` (``ray start --address``, with the
+    head's token), until the block ends."""
+    env = dict(os.environ, RAY_AUTH_MODE="token")
+    node = _start(["--address", address, "--node-ip-address", "127.0.0.1",
+                   "--num-cpus", str(cpus)], folder / "ray_node.log", env)  # fmt: skip
+    try:
+        yield node
+    finally:
+        _stop(node)
+
+
+def wait_for_nodes(ray, count: int, timeout_s: float = 90.0) -> None:
+    """Until the connected cluster has ``count`` live nodes."""
+    deadline = time.monotonic() + timeout_s
+    while sum(n["Alive"] for n in ray.nodes()) < count:
+        assert time.monotonic() < deadline, f"the cluster did not reach {count} nodes"
+        time.sleep(0.5)
+
+
+def busy_workers(node: subprocess.Popen, task: str) -> list[int]:
+    """Process ids of ``node``'s workers running the Ray task named ``task`` (its process
+    title is ``ray::TASK`` while it runs)."""
+    import psutil
+
+    out = []
+    for proc in psutil.Process(node.pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            cmd = proc.cmdline()
+            if cmd and cmd[0] == f"ray::{task}":
+                out.append(proc.pid)
+    return out
+
+
+def kill_one_worker(nodes: list[subprocess.Popen], task: str, timeout_s: float = 60.0) -> int:
+    """SIGKILL one worker running ``task`` (the first node's if it has one); its pid."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for node in nodes:
+            pids = busy_workers(node, task)
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                return pids[0]
+        time.sleep(0.1)
+    raise AssertionError(f"no worker ran {task} within {timeout_s} s")

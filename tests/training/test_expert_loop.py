@@ -1,0 +1,137 @@
+"""``carcassonne-rl expert-loop``: teacher games, fit and gate per iteration with tiny
+budgets; the next teacher searches the accepted network only; a cut loop goes on to the
+same networks."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents.pretrained import pretrained_path
+from carcassonne_rl.agents.tile.afterstate import load_value_net
+from carcassonne_rl.cli.main import main
+from carcassonne_rl.training.expert_iteration import loop
+from carcassonne_rl.training.expert_iteration.loop import LoopConfig, load_config, run_loop
+
+#: one candidate, no sampling, 6 placements a game, 2 games, 1 epoch, 2 gate deals
+TINY = ["--games", "2", "--candidates", "1", "--samples", "0", "--placements", "6", "--epochs",
+        "1", "--batch-size", "16", "--validation", "0", "--gate-deals", "2"]  # fmt: skip
+CONFIG = LoopConfig(games=2, candidates=1, samples=0, placements=6, epochs=2, batch_size=16,
+                    validation=0.0, gate_deals=1, gate_threshold=0.0, seed=3)  # fmt: skip
+
+
+def _stored_network_values(folder) -> tuple[np.ndarray, np.ndarray]:
+    """(afterstate features, the teacher's network value of each) of a teacher folder."""
+    xs, values = [], []
+    for path in sorted(folder.glob("game_*.npz")):
+        with np.load(path) as z:
+            xs.append(z["x"])
+            values.append(z["network"])
+    return np.concatenate(xs), np.concatenate(values)
+
+
+def test_two_iterations_teach_with_the_accepted_network(tmp_path, capsys) -> None:
+    run = (tmp_path / "run").resolve()
+    argv = ["expert-loop", str(run), "--iterations", "2", *TINY, "--no-progress"]
+    assert main([*argv, "--gate-threshold", "0"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()[:-1]]
+    assert [e["iteration"] for e in events if "gate" in e] == [0, 1]
+    summary = json.loads((run / "loop.json").read_text())
+    first, second = summary["iterations"]
+    net0, net1 = run / "iteration_0" / "network.npz", run / "iteration_1" / "network.npz"
+    assert first["teacher"] == "pretrained:search=1:0" and first["accepted"]
+    assert second["teacher"] == f"pretrained:search=1:0@{net0}"
+    assert summary["best"] == str(net1)
+    held = json.loads((run / "iteration_1" / "teacher" / "positions.json").read_text())
+    assert held == {"teacher": second["teacher"], "seed": 1, "keep": 8, "placements": 6}
+    # the teacher's values were network 0's (then network 1 was fitted from it), before it
+    # the shipped network's
+    x, values = _stored_network_values(run / "iteration_1" / "teacher")
+    np.testing.assert_allclose(values, load_value_net(net0).forward(x)[:, 0], rtol=1e-5)
+    x, values = _stored_network_values(run / "iteration_0" / "teacher")
+    shipped = load_value_net(pretrained_path("carcassonne"))
+    np.testing.assert_allclose(values, shipped.forward(x)[:, 0], rtol=1e-5)
+    assert load_value_net(net1).meta["expert_iteration"]["init_model"] == "network.npz"
+    for k, against in ((0, "pretrained"), (1, f"policy:{net0}")):
+        gate = json.loads((run / f"iteration_{k}" / "gate.json").read_text())
+        assert gate["against"] == against and gate["games"] == 4 and gate["accepted"]
+        assert len((run / f"iteration_{k}" / "fit_log.jsonl").read_text().splitlines()) == 2
+    # the gate is the arena's head to head on the deals of seed 1000 + the loop's seed
+    report = tmp_path / "arena"
+    argv = ["arena", "--agents", f"policy:{net1},policy:{net0}", "--games", "2", "--seed", "1000"]
+    assert main([*argv, "--no-progress", "--bootstrap", "10", "--out", str(report)]) == 0
+    entry = json.loads((report / "arena.json").read_text())["entries"][f"policy:{net1}"]
+    gate = json.loads((run / "iteration_1" / "gate.json").read_text())
+    assert (entry["games"], entry["win_rate"]) == (gate["games"], gate["win_rate"])
+    assert entry["mean_margin"] == gate["mean_margin"]
+    # the run keeps its settings: an option given again must agree
+    assert main(["expert-loop", str(run), "--games", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (games: 2 there, 3 here)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_rejected_network_does_not_teach(tmp_path, monkeypatch) -> None:
+    real_gate = loop.gate
+    calls = []
+
+    def reject_first(candidate, best, config, workers=1, address=None):
+        result = real_gate(candidate, best, config, workers, address)
+        calls.append(best)
+        return dict(result, accepted=len(calls) > 1)  # the first candidate is rejected
+
+    monkeypatch.setattr(loop, "gate", reject_first)
+    run = (tmp_path / "run").resolve()
+    config = dataclasses.replace(CONFIG, epochs=1)
+    summary = run_loop(run, 2, load_config(run, dataclasses.asdict(config)))
+    first, second = summary["iterations"]
+    assert not first["accepted"] and first["best"] is None
+    assert second["teacher"] == "pretrained:search=1:0" and calls == [None, None]
+    net1 = load_value_net(run / "iteration_1" / "network.npz")
+    assert net1.meta["expert_iteration"]["init_model"] == "carcassonne_2p.npz"
+    assert second["accepted"] and summary["best"] == str(run / "iteration_1" / "network.npz")
+    assert json.loads((run / "iteration_0" / "gate.json").read_text())["accepted"] is False
+
+
+class CutError(Exception):
+    """A loop stopped from outside."""
+
+
+def test_a_cut_loop_goes_on_to_the_same_networks(tmp_path) -> None:
+    whole, cut = (tmp_path / "whole").resolve(), (tmp_path / "cut").resolve()
+    run_loop(whole, 2, load_config(whole, dataclasses.asdict(CONFIG)))
+    load_config(cut, dataclasses.asdict(CONFIG))
+
+    def stop_in_the_fit(event: dict) -> None:  # before iteration 0's network is written
+        if event.get("fit", {}).get("epoch") == 2:
+            raise CutError
+
+    with pytest.raises(CutError):
+        run_loop(cut, 2, CONFIG, on_event=stop_in_the_fit)
+    assert len(list((cut / "iteration_0" / "teacher").glob("game_*.npz"))) == 2
+    assert not (cut / "iteration_0" / "network.npz").exists()
+    games: list[int] = []
+
+    def stop_after_a_game(done: int, total: int) -> None:  # iteration 1's first game
+        games.append(done)
+        raise CutError
+
+    with pytest.raises(CutError):
+        run_loop(cut, 2, CONFIG, on_game=stop_after_a_game)
+    assert (cut / "iteration_0" / "gate.json").exists() and games == [1]
+    summary = run_loop(cut, 2, CONFIG, on_game=lambda done, total: games.append(done))
+    assert games == [1, 2]  # iteration 0 and iteration 1's first game are not played again
+    for k in range(2):
+        a, b = whole / f"iteration_{k}", cut / f"iteration_{k}"
+        for name in ("network.npz",):
+            mine, theirs = load_value_net(a / name), load_value_net(b / name)
+            for (w1, b1), (w2, b2) in zip(mine.layers, theirs.layers, strict=True):
+                np.testing.assert_array_equal(w1, w2)
+                np.testing.assert_array_equal(b1, b2)
+        gates = [json.loads((f / "gate.json").read_text()) for f in (a, b)]
+        assert {k: v for k, v in gates[0].items() if k not in ("candidate", "against")} == {
+            k: v for k, v in gates[1].items() if k not in ("candidate", "against")
+        }
+    assert [e["accepted"] for e in summary["iterations"]] == [True, True]
