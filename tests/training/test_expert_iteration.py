@@ -200,6 +200,7 @@ def load_positions_like(rng: np.random.Generator, net) -> dict:
         (["--teacher", "pretrained:search=0"], "K >= 1 candidates"),
         (["--games", "0", "--out", "m.npz"], "no teacher games"),
         (["--init-model", "nothere.npz", "--out", "m.npz"], "no such file"),
+        (["--address", "127.0.0.1:1", "--games", "1"], "Ray"),  # unreachable, or not installed
     ],
 )
 def test_user_errors_are_one_line(tmp_path, capsys, argv, message) -> None:

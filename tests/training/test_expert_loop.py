@@ -71,6 +71,9 @@ def test_two_iterations_teach_with_the_accepted_network(tmp_path, capsys) -> Non
     assert main(["expert-loop", str(run), "--games", "3"]) == 2
     err = capsys.readouterr().err
     assert "other settings (games: 2 there, 3 here)" in err and len(err.strip().splitlines()) == 1
+    assert main(["expert-loop", str(tmp_path / "other"), "--address", "127.0.0.1:1", *TINY]) == 2
+    err = capsys.readouterr().err
+    assert "Ray" in err and len(err.strip().splitlines()) == 1  # unreachable, or not installed
 
 
 def test_a_rejected_network_does_not_teach(tmp_path, monkeypatch) -> None:

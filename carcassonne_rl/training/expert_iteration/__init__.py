@@ -3,4 +3,5 @@ the 2-player afterstate value network. :mod:`.positions` plays the teacher again
 and records, at every tile placement, the search's expectation of the options it searched
 (resumable, one file per game); :mod:`.finetune` fine-tunes the value network toward those
 expectations and reports, on held-out games, how often the network's choice matches the
-search's."""
+search's; :mod:`.loop` repeats both, gating each fine-tuned network against its teacher's
+before it teaches (``carcassonne-rl expert-loop``)."""
