@@ -1,7 +1,9 @@
 """Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
 
 Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
-``heuristic`` (one move ahead with a stronger estimate: ``tile.heuristic``, ``card.heuristic``),
+``heuristic`` (one move ahead with a stronger estimate: ``tile.heuristic``, ``card.heuristic``;
+``heuristic:search[=W[:K]]``: card game, rollouts of it in every seat over ``W`` worlds drawn
+from the seat's view for its ``K`` best candidates, see ``card.search``),
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
@@ -153,6 +155,45 @@ def _exploit(params: list[str], game: str, seed: int | None) -> Agent:
     return _build("carcassonne_rl.agents.card.probes:ExploitAgent")(frozen, sims, seed)
 
 
+HEURISTIC = no_params("heuristic", per_game("heuristic", {
+    "carcassonne": seeded("carcassonne_rl.agents.tile.heuristic:TileHeuristicAgent"),
+    "cardcassonne": seeded("carcassonne_rl.agents.card.heuristic:CardHeuristicAgent"),
+}))  # fmt: skip
+
+
+def _heuristic(params: list[str], game: str, seed: int | None) -> Agent:
+    """``heuristic`` (either game) or ``heuristic:search[=W[:K]]`` (card game)."""
+    if params and params[0].startswith("search"):
+        return _heuristic_search(params, game, seed)
+    return HEURISTIC(params, game, seed)
+
+
+def _heuristic_search(params: list[str], game: str, seed: int | None) -> Agent:
+    """``heuristic:search[=W[:K]]``: card game, rollouts of ``heuristic`` in every seat over
+    ``W`` worlds drawn from the seat's view for its ``K`` best candidates (see
+    ``card.search``; default ``search=8:3``)."""
+    spec = _spec("heuristic", params)
+    if game != "cardcassonne":
+        raise ValueError("heuristic:search exists for the card game (cardcassonne) only")
+    head, sep, value = params[0].partition("=")
+    try:
+        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
+            raise ValueError
+        worlds = int(value) if sep else 8
+        candidates = int(params[1]) if len(params) == 2 else 3
+        if worlds < 1 or candidates < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected heuristic:search, heuristic:search=W or "
+            "heuristic:search=W:K (W >= 1 sampled worlds, K >= 1 candidates searched)"
+        ) from None
+    from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+    from carcassonne_rl.agents.card.search import CardSearchAgent
+
+    return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates=candidates)
+
+
 def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:
     """``pretrained``, ``pretrained:SIMS``, ``pretrained:search[=K[:S]]``,
     ``pretrained:blend=W``."""
@@ -192,10 +233,7 @@ FAMILIES: dict[str, Factory] = {
         "carcassonne": seeded("carcassonne_rl.agents.tile.greedy:TileGreedyAgent"),
         "cardcassonne": seeded("carcassonne_rl.agents.card.greedy:CardGreedyAgent"),
     })),
-    "heuristic": no_params("heuristic", per_game("heuristic", {
-        "carcassonne": seeded("carcassonne_rl.agents.tile.heuristic:TileHeuristicAgent"),
-        "cardcassonne": seeded("carcassonne_rl.agents.card.heuristic:CardHeuristicAgent"),
-    })),
+    "heuristic": _heuristic,
     "mcts": _mcts,
     "pretrained": _pretrained,
     "pretrained-obs": no_params("pretrained-obs", per_game("pretrained-obs", {

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
-from carcassonne_rl.arena.ratings import mean_ci, versus_stats, win_share
+from carcassonne_rl.arena.ratings import margin, mean_ci, versus_stats, win_share
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 
 from .args import UserError, agent_specs, non_negative_int, positive
@@ -54,17 +55,21 @@ def add_probe_parser(sub) -> argparse.ArgumentParser:
 
 
 def paired_gain(
-    results: list[GameResult], agent: tuple[int, str], reference: tuple[int, str]
+    results: list[GameResult],
+    agent: tuple[int, str],
+    reference: tuple[int, str],
+    measure: Callable[[GameResult, int], float] = win_share,
 ) -> tuple[float, float, float]:
-    """Mean and 95% interval of (agent's win share - reference's) over the deals both played
-    (each deal's seats averaged; ``(lineup, label)`` names each side)."""
+    """Mean and 95% interval of (agent's ``measure`` - reference's) over the deals both
+    played (each deal's seats averaged; ``(lineup, label)`` names each side; ``measure``:
+    the win share, or ``margin``)."""
     shares: dict[tuple[int, int], dict[int, float]] = {}
     for res in results:
         for side, (lineup, label) in enumerate((agent, reference)):
             if res.lineup != lineup:
                 continue
             seat = res.seats.index(label)
-            shares.setdefault((res.deal, side), {})[res.rotation] = win_share(res, seat)
+            shares.setdefault((res.deal, side), {})[res.rotation] = measure(res, seat)
     deals = sorted({d for d, _ in shares})
     diffs = []
     for d in deals:
@@ -99,7 +104,9 @@ def run_probe(args: argparse.Namespace) -> int:
         out = {"role": role, "seed": args.seed, "deals": args.games, **row}
         out["above_fair_share"] = row["win_rate"] - row["fair_share"]
         print(json.dumps(out))
-    gain, lo, hi = paired_gain(results, (0, labels[0]), (1, labels[1]))
+    sides = (0, labels[0]), (1, labels[1])
+    gain, lo, hi = paired_gain(results, *sides)
+    points, plo, phi = paired_gain(results, *sides, margin)
     print(
         json.dumps(
             {
@@ -109,6 +116,8 @@ def run_probe(args: argparse.Namespace) -> int:
                 "reference_win_rate": rows["reference"]["win_rate"],
                 "gain": gain,
                 "gain_ci95": [lo, hi],
+                "margin_gain": points,
+                "margin_gain_ci95": [plo, phi],
             }
         )
     )

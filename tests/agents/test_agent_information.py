@@ -30,7 +30,7 @@ def _card_positions(n_positions: int = 12):
 @pytest.mark.parametrize(
     "spec",
     ["random", "greedy", "heuristic", "pretrained", "mcts:40", "exploit:30:pretrained",
-     "exploit:20:heuristic"],
+     "exploit:20:heuristic", "heuristic:search=3:2"],
 )  # fmt: skip
 def test_card_agents_ignore_hidden_cards(spec: str) -> None:
     positions = _card_positions()

@@ -16,7 +16,6 @@ joker, scoring choices) is the base policy's. The agent decides from its view on
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +23,7 @@ from carcassonne_rl.agents.base import Agent, ViewAgent
 from carcassonne_rl.agents.card.row_values import standing
 from carcassonne_rl.games.cardcassonne import determinize
 
-#: builds one seat's base agent from a seed
+#: builds one seat's base agent (a :class:`ViewAgent`) from a seed
 BaseFactory = Callable[[int | None], Agent]
 
 
@@ -53,6 +52,8 @@ class CardSearchAgent(ViewAgent):
         self.candidates = candidates
         self.horizon = horizon
         self.base = base_factory(seed)
+        if not isinstance(self.base, ViewAgent):
+            raise ValueError("the base policy must be a ViewAgent (it decides from a view)")
         self._players: list[Agent] = []
         self.name = f"search:{worlds}:{candidates}"
         self.last_values: dict[int, float] = {}
@@ -95,7 +96,7 @@ class CardSearchAgent(ViewAgent):
         worlds = [determinize(v, me, self.rng) for _ in range(self.worlds)]
         seeds = [self.rng.randrange(1 << 30) for _ in worlds]
         totals = dict.fromkeys(ranked, 0.0)
-        for world, seed in zip(worlds, seeds):
+        for world, seed in zip(worlds, seeds, strict=True):
             for code in ranked:
                 s = world.clone()
                 s.apply_code(code)

@@ -1,0 +1,138 @@
+"""``heuristic:search``: rollouts of the heuristic in every seat of worlds drawn from the
+seat's view, the same worlds for every candidate (the twin test of
+tests/agents/test_agent_information.py covers it too)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+from carcassonne_rl.agents.card.row_values import standing
+from carcassonne_rl.agents.card.search import CardSearchAgent
+from carcassonne_rl.arena.match import Job, Setup, play_game
+from carcassonne_rl.games.cardcassonne import GameConfig, determinize, new_game, view
+
+
+def _turn_positions(players: int, seed: int, count: int) -> list:
+    """``count`` turn-phase states of a heuristic game with at least 3 legal moves."""
+    state = new_game(GameConfig(players, seed))
+    rng = random.Random(seed)
+    agent = CardHeuristicAgent(seed)
+    out = []
+    while not state.is_over and len(out) < count:
+        codes = state.legal_codes()
+        if state.phase == "turn" and len(codes) >= 3 and rng.random() < 0.2:
+            out.append(state.clone())
+        state.apply_code(agent.act(state, state.current_player))
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_search_finishes_games_with_legal_moves(players: int) -> None:
+    seats = ("heuristic:search=2:2", "heuristic", "greedy", "random")[:players]
+    job = Job(Setup("cardcassonne", players), seats, seats, 3, 0, 0, agent_seed=3)
+    res = play_game(job, warm=False)  # the engine rejects an illegal code
+    assert len(res.scores) == players and res.winners
+    assert all(d > 0 for d in res.decisions)
+
+
+def test_equal_views_give_equal_decisions() -> None:
+    for i, state in enumerate(_turn_positions(2, 6, 4) + _turn_positions(3, 7, 2)):
+        p = state.current_player
+        twin = state.resample_hidden(random.Random(100 + i), p)
+        assert view(twin, p) == view(state, p) and twin.hands != state.hands
+        a = make_agent("heuristic:search=3:3", "cardcassonne", seed=i)
+        b = make_agent("heuristic:search=3:3", "cardcassonne", seed=i)
+        assert a.act(state, p) == b.act(twin, p)
+        assert a.last_values == b.last_values
+
+
+class Recorder(CardSearchAgent):
+    """Records each rollout's candidate and the hidden cards of its world."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rollouts: list[tuple[int, tuple]] = []
+
+    def _rollout(self, s, seed: int) -> None:
+        others = tuple(tuple(h) for q, h in enumerate(s.hands) if q != self.me)
+        self.rollouts.append((s.history[0], (others, tuple(s.deck_cards()), seed)))
+        super()._rollout(s, seed)
+
+    def decide(self, v, legal: list[int]) -> int:
+        self.me = v.player
+        return super().decide(v, legal)
+
+
+def test_every_candidate_meets_the_same_worlds() -> None:
+    for state in _turn_positions(2, 8, 3):
+        p = state.current_player
+        agent = Recorder(CardHeuristicAgent, 5, seed=2, candidates=3)
+        agent.act(state, p)
+        ranked = sorted(CardHeuristicAgent(0).scored(view(state, p), state.legal_codes()),
+                        key=lambda cs: -cs[1])  # fmt: skip
+        codes = {c for c, _ in agent.rollouts}
+        assert codes == {c for c, _ in ranked[:3]} == set(agent.last_values)
+        worlds = {w for _, w in agent.rollouts}
+        assert len(worlds) == 5 and len(agent.rollouts) == 15  # 5 worlds x 3 candidates
+        for code in codes:
+            assert {w for c, w in agent.rollouts if c == code} == worlds
+
+
+def test_values_are_mean_margins_of_heuristic_play_to_the_round_end() -> None:
+    state = _turn_positions(2, 9, 1)[0]
+    p = state.current_player
+    agent = CardSearchAgent(CardHeuristicAgent, 2, seed=4, candidates=2)
+    agent.act(state, p)
+    rng = random.Random(4)  # the agent's draws: 2 worlds, then a seed per world
+    worlds = [determinize(view(state, p), p, rng) for _ in range(2)]
+    seeds = [rng.randrange(1 << 30) for _ in worlds]
+    for code, value in agent.last_values.items():
+        margins = []
+        for world, seed in zip(worlds, seeds, strict=True):
+            s = world.clone()
+            s.apply_code(code)
+            players = [CardHeuristicAgent(seed * 8 + q) for q in range(2)]
+            start = s.round
+            while not s.is_over and (s.round == start or s.phase != "turn"):
+                s.apply_code(players[s.current_player].act(s, s.current_player))
+            assert s.is_over or (s.round == start + 1 and s.played == [0, 0])
+            margins.append(standing(s, p) - standing(s, 1 - p))
+        assert value == pytest.approx(sum(margins) / 2)
+
+
+def test_a_seeded_search_reproduces_and_other_seeds_draw_other_worlds() -> None:
+    state = _turn_positions(2, 10, 1)[0]
+    p = state.current_player
+    runs = [make_agent("heuristic:search=4:3", "cardcassonne", seed=s) for s in (1, 1, 2)]
+    codes = [a.act(state, p) for a in runs]
+    assert codes[0] == codes[1] and runs[0].last_values == runs[1].last_values
+    assert runs[0].last_values != runs[2].last_values
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["heuristic:search=0", "heuristic:search=x", "heuristic:searchy", "heuristic:search:3",
+     "heuristic:search=2:0", "heuristic:search=2:3:4"],
+)  # fmt: skip
+def test_bad_specs_give_one_message(spec: str) -> None:
+    with pytest.raises(ValueError, match=r"expected heuristic:search, heuristic:search=W or"):
+        make_agent(spec, "cardcassonne")
+
+
+def test_the_tile_game_has_no_heuristic_search() -> None:
+    with pytest.raises(ValueError, match="card game"):
+        make_agent("heuristic:search=4", "carcassonne")
+    assert make_agent("heuristic", "carcassonne").name == "heuristic"
+
+
+def test_the_base_policy_must_decide_from_a_view() -> None:
+    from carcassonne_rl.agents.base import BaseAgent
+
+    with pytest.raises(ValueError, match="ViewAgent"):
+        CardSearchAgent(BaseAgent, 4)
+    with pytest.raises(ValueError, match=">= 1"):
+        CardSearchAgent(CardHeuristicAgent, 0)
