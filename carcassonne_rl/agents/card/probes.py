@@ -1,10 +1,11 @@
 """Measuring instruments for the card game's hidden information (not players to ship).
 
 - :class:`CheatingCardMCTSAgent` (``cheat-mcts:N``): the information-set MCTS of
-  :mod:`.mcts`, but every simulation starts from the TRUE state: it reads the other hands and
-  every face-down card on the table, *by design*; only the pile order, which nobody can infer,
-  is reshuffled per simulation. Its edge over ``mcts:N`` bounds what any inference of the
-  hidden cards (better determinizations) could add to that search.
+  :mod:`carcassonne_rl.agents.card.mcts`, but every simulation starts from the TRUE state:
+  it reads the other hands and every face-down card on the table, *by design*; only the
+  pile order, which nobody can infer, is reshuffled per simulation. Its edge over
+  ``mcts:N`` bounds what any inference of the hidden cards (better determinizations) could
+  add to that search.
 - :class:`ExploitAgent` (``exploit:N:TARGET``): a best-response search against a frozen agent.
   The same ISMCTS over determinizations of the prober's own view (it never sees a hidden
   card), but inside each sampled world every other seat plays the move that ``TARGET`` picks

@@ -4,9 +4,10 @@ A value network's model file names the features it reads (``meta["feature_set"]`
 without it read ``two_player``), so every shipped or saved network keeps loading with the
 features it was trained on:
 
-- ``two_player`` (:mod:`.afterstate`, 103 numbers): ``[own, strongest opponent, sum of the
-  other opponents, own - strongest, globals]``, designed for 2 players (named ``v1`` before:
-  model files and configs that say ``v1`` read this set, see :func:`feature_set_name`);
+- ``two_player`` (:mod:`~carcassonne_rl.encoders.features.afterstate`, 103 numbers):
+  ``[own, strongest opponent, sum of the other opponents, own - strongest, globals]``,
+  designed for 2 players (named ``v1`` before: model files and configs that say ``v1``
+  read this set, see :func:`feature_set_name`);
 - ``table`` (159 numbers): every opponent on its own, for any table of 2-5 seats:
   ``[own, 4 opponent slots, own - strongest, globals]``. The opponents fill the slots in
   order of strength (score + heuristic potential, strongest first: the leader to catch or

@@ -62,8 +62,8 @@ class PlacedFollower:
 class Position:
     """A tile-game position: the kernels' arrays and the queries that read them.
 
-    :class:`.state.State` adds the decisions (legal actions, applying them, their notation)
-    and the record."""
+    :class:`carcassonne_rl.games.carcassonne.state.State` adds the decisions (legal
+    actions, applying them, their notation) and the record."""
 
     __slots__ = (
         "config",

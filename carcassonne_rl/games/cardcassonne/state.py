@@ -1,5 +1,6 @@
 """The rules of Cardcassonne over its table (see ``docs/engine_api.md``): legal actions,
-applying them, rounds and scoring.  The layout of the table (:mod:`.table`):
+applying them, rounds and scoring.  The layout of the table
+(:mod:`carcassonne_rl.games.cardcassonne.table`):
 
 Internal layout (flat Python lists, cheap to clone):
 

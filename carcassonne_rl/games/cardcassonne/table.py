@@ -39,7 +39,8 @@ class ScoreEvent:
 class CardTable:
     """The cards on and under the table, and the queries that read them.
 
-    :class:`.state.State` adds the rules (legal actions, applying them, scoring)."""
+    :class:`carcassonne_rl.games.cardcassonne.state.State` adds the rules (legal actions,
+    applying them, scoring)."""
 
     __slots__ = (
         "config",
