@@ -86,6 +86,50 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
     return ValueSearchAgent(net, simulations, seed=seed)
 
 
+def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
+    """``pretrained:search[=W[:K]][@PATH]`` (card game): ``heuristic:search`` with the shipped
+    search-value network (or the one of ``@PATH``) as the base policy: it ranks the
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3``)."""
+    from carcassonne_rl.agents.card.search import CardSearchAgent
+    from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
+
+    network = params[-1][1:] if params[-1].startswith("@") else None
+    params = params[:-1] if network is not None else params
+    spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
+    head, sep, value = params[0].partition("=")
+    try:
+        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
+            raise ValueError
+        worlds = int(value) if sep else 8
+        candidates = int(params[1]) if len(params) == 2 else 3
+        if worlds < 1 or candidates < 1 or (network is not None and not network.strip()):
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W or "
+            "pretrained:search=W:K (W >= 1 sampled worlds, K >= 1 candidates searched), "
+            "optionally followed by @PATH (a card search-value network)"
+        ) from None
+    path = shipped_or_given(network) if network is not None else pretrained_path("cardcassonne")
+    if not path.is_file():
+        raise ValueError(f"bad spec {spec!r}: no such network file {network}")
+    try:
+        net = load_card_net(path)
+    except ModelFileError as err:
+        raise ValueError(f"bad spec {spec!r}: {err}") from None
+    return CardSearchAgent(lambda s: CardSearchValueAgent(net, s), worlds, seed, candidates)
+
+
+def shipped_or_given(path: str) -> Path:
+    """``path`` itself when it exists, else the shipped model file of that name (so
+    ``policy:cardcassonne_2p.npz`` plays a shipped file from any folder)."""
+    given = Path(path)
+    shipped = model_dir() / given.name
+    if given.exists() or given.name != path or not shipped.is_file():
+        return given
+    return shipped
+
+
 def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
     """``pretrained-obs``: the shipped tile policy that decides from the ``carcassonne_v1``
     observation alone (numpy, see ``tile_obs_net``): the 2-player network, and the network

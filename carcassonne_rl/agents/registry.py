@@ -9,7 +9,8 @@ from the seat's view for its ``K`` best candidates, see ``card.search``),
 network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
 expectimax over the next tile for the K best options, each reply followed by S sampled
 continuations (default ``search=3:2``), see ``tile_search``; ``...@PATH`` searches over the
-2-player value network ``PATH``, its case kept;
+2-player value network ``PATH``, its case kept; ``pretrained:search[=W[:K]][@PATH]``: card
+game, ``heuristic:search`` over the shipped search-value network, see ``card.value``;
 ``pretrained:blend=W``: the 2-player network's margin, weight ``W``, averaged with the
 heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
@@ -18,7 +19,9 @@ observation, see ``tile_obs_net``), the card game's measuring instruments (``car
 ``exploit[:sims]:TARGET`` (a search best-responding to the frozen agent ``TARGET``),
 and ``policy:PATH`` for a model saved by a trainer
 (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder; a tile value network whose
-file names a ``heuristic_blend`` weight plays averaged with the heuristic).
+file names a ``heuristic_blend`` weight plays averaged with the heuristic; a bare file name
+that is not in the current folder names a shipped model file, e.g.
+``policy:cardcassonne_2p.npz``, the card game's PPO policy).
 
 Every family, built-in or not, is a factory ``(params, game, seed) -> Agent`` in
 :data:`FAMILIES` (a game's agent of a family: one more entry of its :func:`per_game` table);
@@ -321,8 +324,10 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
     from carcassonne_rl.agents.pretrained import pretrained_path
     from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 
-    if game != "carcassonne":
-        raise ValueError("pretrained:search exists for the tile game only")
+    if game == "cardcassonne":
+        from carcassonne_rl.agents.pretrained import make_card_search
+
+        return make_card_search(params, seed)
     network = params[-1][1:] if params[-1].startswith("@") else None
     params = params[:-1] if network is not None else params
     spec = _spec("pretrained", params) + (f"@{network}" if network is not None else "")
@@ -379,9 +384,9 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
     or card-game value network, an exported tile observation policy or card-game policy), an
     RLlib export (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` /
     ``.pt2``)."""
-    from pathlib import Path
+    from carcassonne_rl.agents.pretrained import shipped_or_given
 
-    target = Path(path)
+    target = shipped_or_given(path)
     if target.is_dir():
         for name in ("final_model.npz", "final_model.zip", "final_model.pt2"):
             if (target / name).exists():
@@ -402,18 +407,23 @@ def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
                 raise ValueError(f"policy:{path} plays carcassonne, not {game}")
             return TileObsPolicyAgent(load_tile_obs_policy(target), seed=seed)
         from carcassonne_rl.agents.card.value import (
+            CARD_SEARCH_VALUE_KIND,
             CARD_VALUE_KIND,
+            CardSearchValueAgent,
             CardValueAgent,
+            load_card_net,
             load_card_value_net,
         )
 
         net = MLP.load(target)
-        card_kinds = (CARD_POLICY_KIND, CARD_VALUE_KIND)
+        card_kinds = (CARD_POLICY_KIND, CARD_VALUE_KIND, CARD_SEARCH_VALUE_KIND)
         plays = "cardcassonne" if net.meta.get("kind") in card_kinds else "carcassonne"
         if plays != game:
             raise ValueError(f"policy:{path} plays {plays}, not {game}")
         if net.meta.get("kind") == CARD_VALUE_KIND:  # a card afterstate value network
             return CardValueAgent(load_card_value_net(target), seed=seed)
+        if net.meta.get("kind") == CARD_SEARCH_VALUE_KIND:  # expert iteration's student
+            return CardSearchValueAgent(load_card_net(target), seed=seed)
         if plays == "cardcassonne":
             return CardNetAgent(net, seed=seed)
         value_net = load_value_net(target)

@@ -21,7 +21,8 @@ def add_distill_parser(sub) -> None:
         help="fit the observation-only tile policy (features net) to a teacher's values",
         description=(
             "Plays the teacher in every seat of base games (--players; the ones missing from "
-            "DEMOS; resumable), computes the option features of every decision from its "
+            "DEMOS; resumable; --workers processes or tasks on the Ray cluster at --address), "
+            "computes the option features of every decision from its "
             "carcassonne_v1 observation, fits the placement and follower heads to "
             "softmax(teacher value / temperature) and writes a numpy policy file "
             "(policy:OUT.npz). One JSON line per epoch: training loss, and on the held-out "
@@ -69,6 +70,15 @@ def add_distill_parser(sub) -> None:
     p.add_argument(
         "--batch-size", type=_positive(int), default=256, help="decisions (default: 256)"
     )
+    p.add_argument(
+        "--workers",
+        type=_positive(int),
+        default=1,
+        help="processes playing the teacher's games (default: 1)",
+    )
+    p.add_argument("--address", default=None,
+                   help="play the teacher's games on this Ray cluster (default: RAY_ADDRESS, "
+                        "else --workers processes)")  # fmt: skip
     add_validation_argument(p)
     p.add_argument("--seed", type=int, default=19, help="deals and initial weights (default: 19)")
     p.add_argument("--no-progress", action="store_true", help="no line per 50 games played")
@@ -76,6 +86,7 @@ def add_distill_parser(sub) -> None:
 
 def run_distill(args: argparse.Namespace) -> int:
     from carcassonne_rl.agents import make_agent
+    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
     from carcassonne_rl.training.distill.demos import demo_files, load_demos, play_demos
     from carcassonne_rl.training.distill.fit import fit
     from carcassonne_rl.training.obs_policy.heads import heads_to_numpy
@@ -91,13 +102,14 @@ def run_distill(args: argparse.Namespace) -> int:
             raise UserError(f"--teacher {args.teacher!r} does not value its options "
                             "(pretrained does)")  # fmt: skip
 
-        def progress(g: int) -> None:
-            if not args.no_progress and (g + 1) % 50 == 0:
-                print(f"demonstrations: {g + 1}/{args.games} games", file=sys.stderr)
+        def progress(done: int) -> None:
+            if not args.no_progress and done % 50 == 0:
+                print(f"demonstrations: {done}/{args.games} games", file=sys.stderr, flush=True)
 
         try:
-            play_demos(args.demos, args.games, args.seed, args.teacher, progress, args.players)
-        except ValueError as exc:
+            play_demos(args.demos, args.games, args.seed, args.teacher, progress, args.players,
+                       workers=args.workers, address=resolve_address(args.address))  # fmt: skip
+        except (ValueError, ClusterError) as exc:
             raise UserError(str(exc)) from None
     try:
         files = demo_files([args.demos])

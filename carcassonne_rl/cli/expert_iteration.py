@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from carcassonne_rl.games.registry import GAMES
+
 from .args import UserError, add_validation_argument
 from .args import non_negative_int as _non_negative_int
 from .args import positive as _positive
@@ -16,18 +18,25 @@ from .args import positive as _positive
 def add_expert_iteration_parser(sub) -> None:
     p = sub.add_parser(
         "expert-iteration",
-        help="fine-tune the 2-player tile value network toward the search's values",
+        help="fit a value network toward a search's values (tile or card game)",
         description=(
-            "Plays the search (--teacher) in both seats of 2-player base games, the ones "
-            "missing from POSITIONS (one file per game: a run cut short goes on where it "
-            "stopped), recording the search's expectation of every option it searched. With "
-            "--out, then fine-tunes the value network (--init-model) toward those "
-            "expectations and writes it (play it with policy:OUT.npz). One JSON line per "
-            "epoch: training loss and, on held-out games, how often the network's best "
-            "option is the one the search played."
+            "Plays the search (--teacher) in every seat of games (tile game: 2-player base "
+            "games; card game: the tables of --tables in turn), the ones missing from "
+            "POSITIONS (one file per game: a run cut short goes on where it stopped), "
+            "recording the search's expectation of every option it searched. With --out, "
+            "then fits the value network toward those expectations and writes it (play it "
+            "with policy:OUT.npz): the tile game fine-tunes the 2-player network "
+            "(--init-model), the card game fits its search-value network (from --init-model "
+            "or from random weights). One JSON line per epoch: training loss and, on "
+            "held-out games, how often the network's best option is the one the search played."
         ),
     )
     p.add_argument("positions", type=Path, help="folder of teacher games (game_*.npz)")
+    p.add_argument("--game", choices=GAMES, default="carcassonne",
+                   help="the game (default: carcassonne, the tile game)")  # fmt: skip
+    p.add_argument("--tables", type=table_list, default=(2, 2, 3, 4, 5),
+                   help="card game: the table sizes the teacher games cycle through "
+                        "(default: 2,2,3,4,5)")  # fmt: skip
     p.add_argument(
         "--games",
         type=_non_negative_int,
@@ -36,8 +45,9 @@ def add_expert_iteration_parser(sub) -> None:
     )
     p.add_argument(
         "--teacher",
-        default="pretrained:search=3:2",
-        help="the search that teaches (default: pretrained:search=3:2)",
+        default=None,
+        help="the search that teaches (default: pretrained:search=3:2 for the tile game, "
+        "heuristic:search=8:3 for the card game)",
     )
     p.add_argument(
         "--workers",
@@ -59,7 +69,8 @@ def add_expert_iteration_parser(sub) -> None:
         "--epochs", type=_positive(int), default=10, help="passes over the data (default: 10)"
     )
     p.add_argument(
-        "--learning-rate", type=_positive(float), default=1e-4, help="Adam (default: 0.0001)"
+        "--learning-rate", type=_positive(float), default=None,
+        help="Adam (default: 0.0001 for the tile game's fine-tuning, 0.001 for the card game)",
     )
     p.add_argument("--batch-size", type=_positive(int), default=512, help="rows (default: 512)")
     p.add_argument("--anchor-weight", type=float, default=0.0,
@@ -78,12 +89,34 @@ def add_expert_iteration_parser(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no line per teacher game")
 
 
+def table_list(text: str) -> tuple[int, ...]:
+    """``2,2,3`` -> ``(2, 2, 3)``, each a card table size."""
+    from carcassonne_rl.games.registry import check_players
+
+    try:
+        tables = tuple(int(t) for t in text.split(","))
+        for n in tables:
+            check_players("cardcassonne", n)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(
+            f"expected table sizes like 2,2,3,4,5 (2-5 players each): {err}"
+        ) from None
+    return tables
+
+
+#: per game: the default teacher and learning rate
+DEFAULTS = {"carcassonne": ("pretrained:search=3:2", 1e-4),
+            "cardcassonne": ("heuristic:search=8:3", 1e-3)}  # fmt: skip
+
+
 def run_expert_iteration(args: argparse.Namespace) -> int:
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
     from carcassonne_rl.training.expert_iteration.positions import collect, load_positions
 
     if args.out is not None and args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")
+    if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"):
+        raise UserError("--anchor-weight and --target are the tile game's fine-tuning options")
     if not 0.0 <= args.anchor_weight <= 1.0:
         raise UserError(f"--anchor-weight must be in [0, 1], got {args.anchor_weight}")
     if args.init_model is not None and not args.init_model.is_file():
@@ -93,14 +126,20 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         if not args.no_progress:
             print(f"teacher games: {done}/{games}", file=sys.stderr, flush=True)
 
+    teacher, learning_rate = DEFAULTS[args.game]
+    teacher = args.teacher or teacher
+    learning_rate = args.learning_rate or learning_rate
     if args.games:
         try:
-            collect(args.positions, args.games, args.teacher, args.seed, args.workers,
-                    on_game=progress, address=resolve_address(args.address))  # fmt: skip
+            collect(args.positions, args.games, teacher, args.seed, args.workers,
+                    on_game=progress, address=resolve_address(args.address), game=args.game,
+                    tables=args.tables)  # fmt: skip
         except (ValueError, ClusterError) as exc:
             raise UserError(str(exc)) from None
     if args.out is None:
         return 0
+    if args.game == "cardcassonne":
+        return _fit_card(args, learning_rate)
     from carcassonne_rl.agents.pretrained import pretrained_path
     from carcassonne_rl.training.expert_iteration.finetune import finetune
 
@@ -108,7 +147,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         data = load_positions(args.positions)
         net, _ = finetune(
             data, args.init_model or pretrained_path("carcassonne"), args.epochs,
-            learning_rate=args.learning_rate, batch_size=args.batch_size,
+            learning_rate=learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,
             on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
@@ -118,4 +157,23 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net.save(args.out)
     print(f"value network fine-tuned on {data['files']} teacher games -> {args.out}")
+    return 0
+
+
+def _fit_card(args: argparse.Namespace, learning_rate: float) -> int:
+    from carcassonne_rl.training.expert_iteration.card_fit import fit_card_net
+    from carcassonne_rl.training.expert_iteration.positions import load_positions
+
+    try:
+        data = load_positions(args.positions)
+        net, _ = fit_card_net(
+            data, args.init_model, epochs=args.epochs, learning_rate=learning_rate,
+            batch_size=args.batch_size, validation=args.validation, seed=args.seed,
+            on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    net.save(args.out)
+    print(f"card search-value network fitted on {data['files']} teacher games -> {args.out}")
     return 0

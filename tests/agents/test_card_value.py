@@ -97,3 +97,63 @@ def test_policy_path_loads_the_card_value_network(tmp_path) -> None:
     _net(7, inputs=NUM_CARD_FEATURES - 1).save(tmp_path / "old.npz")
     with pytest.raises(ModelFileError, match="card feature set"):
         load_card_value_net(tmp_path / "old.npz")
+
+
+def _search_net(seed: int = 0, candidates: int | None = 3) -> MLP:
+    from carcassonne_rl.agents.card.value import CARD_SEARCH_VALUE_KIND, NUM_SEARCH_INPUTS
+
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(0, 0.3, (NUM_SEARCH_INPUTS, 16)), rng.normal(0, 0.1, 16)),
+              (rng.normal(0, 0.3, (16, 1)), np.zeros(1))]  # fmt: skip
+    return MLP(layers, {"kind": CARD_SEARCH_VALUE_KIND, "candidates": candidates})
+
+
+def test_search_value_agent_plays_the_best_valued_of_the_heuristics_candidates() -> None:
+    """Of the heuristic's 3 best turn options (its margins computed here), the agent plays
+    the one whose inputs (features + heuristic margin) the network values most; twins get
+    the same decision."""
+    from carcassonne_rl.agents.card.value import MARGIN_SCALE, CardSearchValueAgent
+
+    net = _search_net()
+    agent = CardSearchValueAgent(net, seed=2)
+    heuristic = CardHeuristicAgent(None)
+    rng = random.Random(3)
+    turns = outside_first = 0
+    for s in _states(40, rng):
+        p = s.current_player
+        legal = s.legal_codes()
+        agent.reset(2)
+        a = agent.act(s, p)
+        agent.reset(2)
+        assert agent.act(s.resample_hidden(rng, p), p) == a
+        if s.phase != "turn" or len(legal) < 4:
+            continue
+        v = view(s, p)
+        margins = np.array([m for _, m in heuristic.scored(v, legal)])
+        top = [legal[i] for i in np.argsort(-margins, kind="stable")[:3]]
+        x = np.hstack([option_features(v, top),
+                       (margins[[legal.index(c) for c in top]] / MARGIN_SCALE)[:, None]])
+        values = x.astype(np.float32) @ net.layers[0][0] + net.layers[0][1]
+        values = np.maximum(values, 0) @ net.layers[1][0] + net.layers[1][1]
+        assert a in top and values[top.index(a), 0] >= values.max() - 1e-4
+        turns += 1
+        outside_first += a != top[0]
+    assert turns >= 15 and outside_first >= 2  # the network, not the heuristic's order
+
+
+def test_search_value_file_loads_as_policy_and_a_wrong_file_is_refused(tmp_path) -> None:
+    from carcassonne_rl.agents import make_agent
+    from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
+
+    path = tmp_path / "student.npz"
+    _search_net(candidates=2).save(path)
+    agent = make_agent(f"policy:{path}", "cardcassonne", seed=0)
+    assert isinstance(agent, CardSearchValueAgent) and agent.candidates == 2
+    searched = make_agent(f"pretrained:search=2:2@{path}", "cardcassonne", seed=0)
+    assert (searched.worlds, searched.candidates) == (2, 2)
+    assert isinstance(searched.base, CardSearchValueAgent)
+    _net().save(tmp_path / "afterstate.npz")
+    with pytest.raises(ModelFileError, match="card_afterstate_value"):
+        load_card_net(tmp_path / "afterstate.npz")
+    with pytest.raises(ValueError, match="no such network file"):
+        make_agent(f"pretrained:search@{tmp_path / 'missing.npz'}", "cardcassonne")

@@ -56,3 +56,11 @@ def test_ray_options_are_checked_before_training(tmp_path, capsys):
     argv = ["train", "--backend", "rllib", "--num-env-runners", "-1", *out]
     assert "--num-env-runners must be >= 0, got -1" in user_error(argv, capsys)
     assert not (tmp_path / "run").exists()
+
+
+def test_distill_with_an_unreachable_address_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # the default of --address
+    demos = tmp_path / "demos"
+    argv = ["distill", str(demos), "--games", "1", "--out", str(tmp_path / "p.npz")]
+    assert EXPECTED in user_error(argv, capsys)
+    assert not list(demos.glob("game_*.npz")) and not (tmp_path / "p.npz").exists()

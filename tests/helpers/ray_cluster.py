@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,14 +98,71 @@ def busy_workers(node: subprocess.Popen, task: str) -> list[int]:
     return out
 
 
+def _kill_busy_worker(nodes: list[subprocess.Popen], task: str) -> int | None:
+    """SIGKILL one worker running ``task`` (the first node's if it has one); its pid."""
+    for node in nodes:
+        pids = busy_workers(node, task)
+        if pids:
+            os.kill(pids[0], signal.SIGKILL)
+            return pids[0]
+    return None
+
+
 def kill_one_worker(nodes: list[subprocess.Popen], task: str, timeout_s: float = 60.0) -> int:
     """SIGKILL one worker running ``task`` (the first node's if it has one); its pid."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        for node in nodes:
-            pids = busy_workers(node, task)
-            if pids:
-                os.kill(pids[0], signal.SIGKILL)
-                return pids[0]
+        pid = _kill_busy_worker(nodes, task)
+        if pid is not None:
+            return pid
         time.sleep(0.1)
     raise AssertionError(f"no worker ran {task} within {timeout_s} s")
+
+
+@contextlib.contextmanager
+def kill_one_worker_meanwhile(nodes: list[subprocess.Popen], task: str) -> Iterator[list[int]]:
+    """While the block runs, a thread SIGKILLs the first worker it sees running ``task``
+    (once); yields the list that receives its pid (empty if none ran ``task``)."""
+    killed: list[int] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            pid = _kill_busy_worker(nodes, task)
+            if pid is not None:
+                killed.append(pid)
+                return
+            stop.wait(0.05)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        yield killed
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+
+
+def npz_arrays(folder: Path) -> dict[str, dict]:
+    """Every ``game_*.npz`` of ``folder``: file name -> {array name: array}."""
+    import numpy as np
+
+    out = {}
+    for path in sorted(folder.glob("game_*.npz")):
+        with np.load(path) as z:
+            out[path.name] = {k: z[k] for k in z.files}
+    return out
+
+
+def assert_same_games(folder: Path, other: Path) -> int:
+    """The two folders hold the same game files, array for array (dtype, shape, bytes);
+    how many."""
+    mine, theirs = npz_arrays(folder), npz_arrays(other)
+    assert mine.keys() == theirs.keys()
+    for name, arrays in mine.items():
+        assert arrays.keys() == theirs[name].keys(), name
+        for key, value in arrays.items():
+            that = theirs[name][key]
+            assert value.dtype == that.dtype and value.shape == that.shape, (name, key)
+            assert value.tobytes() == that.tobytes(), (name, key)
+    return len(mine)

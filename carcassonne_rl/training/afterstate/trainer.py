@@ -80,7 +80,8 @@ def train_afterstate(
 ) -> MLP:
     """Train (or resume) an afterstate-TD run in folder ``out``; returns the final network.
     ``address``: play the self-play games as tasks on that Ray cluster (``runtime.
-    ray_session``) instead of ``config.workers`` local processes."""
+    ray_session``) instead of ``config.workers`` local processes (a batch whose worker dies
+    is played again: the same network as the local run)."""
     if address:
         from carcassonne_rl.runtime.ray_session import ray_session
 
@@ -213,8 +214,8 @@ def _self_play(
     ``greedy_fraction`` of the games seat 1 to PLAYERS-1 greedy baselines, a
     ``snapshot_fraction`` of the others 1 to PLAYERS-1 seats of a past snapshot from
     ``out/snapshots`` (the current network while there is none); the rest is self-play.
-    ``pool``: local processes, ``"ray"`` (tasks on the connected cluster) or ``None`` (this
-    process)."""
+    ``pool``: local processes, ``"ray"`` (tasks on the connected cluster; those of a worker
+    that dies are run again) or ``None`` (this process)."""
     n = config.games_per_iteration
     base = afterstate_base(config.seed, state["games"])
     rng = random.Random(base)
@@ -230,10 +231,13 @@ def _self_play(
               lineups[i : i + chunk], snapshot) for i in range(0, n, chunk)]  # fmt: skip
     if pool is None:
         return [play_task(t) for t in tasks]
-    if pool == "ray":
-        from carcassonne_rl.arena.remote_games import run_remote
+    if pool == "ray":  # a task whose worker dies is played again: no batch lost or doubled
+        from carcassonne_rl.arena.remote_games import iter_remote_unordered
 
-        return run_remote(play_task, tasks)
+        results: list[dict] = [{}] * len(tasks)
+        for index, result in iter_remote_unordered(play_task, tasks):
+            results[index] = result
+        return results  # in task order, as the local pool's: the learner sees the same data
     return list(pool.map(play_task, tasks))
 
 

@@ -4,14 +4,18 @@ A demonstration game is the warm start's cache file (``game_DEAL.npz``, see
 ``training/ppo/warm_start.py``): the ``carcassonne_v1`` observation of every decision, its
 mask, the move played and the teacher's value of every legal action. :func:`play_demos`
 plays the missing games of a folder (resumable: a cut-short collection goes on game by
-game); :func:`load_demos` computes the option features of every decision with at least two
+game), in this process, a pool of processes or as Ray tasks on a cluster (``address``: the
+driver writes each game atomically as its task returns it, and the games of a worker that
+dies are played again elsewhere; the same seeds give the same files either way);
+:func:`load_demos` computes the option features of every decision with at least two
 legal options.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Generator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +33,32 @@ def demo_deal(seed: int, game: int) -> int:
     return seeds.demo_deal(seeds.demo_first_deal(seed), game)
 
 
+#: one demonstration game: (config, deal, agent seed, file to write)
+DemoJob = tuple[TrainConfig, int, int, str]
+
+
+def demo_jobs(folder: Path, games: int, seed: int, config: TrainConfig,
+              first: int = 0) -> list[DemoJob]:  # fmt: skip
+    """The jobs of demonstration games ``first .. games - 1`` of ``seed`` (present or not)."""
+    jobs = []
+    for g in range(first, games):
+        deal = demo_deal(seed, g)
+        agent_seed = seeds.demo_agent_seed(seeds.demo_first_deal(seed), g)
+        jobs.append((config, deal, agent_seed, str(Path(folder) / f"game_{deal}.npz")))
+    return jobs
+
+
+def play_job(job: DemoJob) -> dict:
+    """One demonstration game (a Ray task's work: the driver writes it)."""
+    config, deal, agent_seed, _ = job
+    return play_demo_game(config, deal, agent_seed)
+
+
+def _play_one(job: DemoJob) -> str:
+    save_demo_game(Path(job[-1]), play_job(job))  # atomic: a killed run leaves no half file
+    return job[-1]
+
+
 def play_demos(
     folder: Path,
     games: int,
@@ -37,26 +67,49 @@ def play_demos(
     on_game: Callable[[int], None] | None = None,
     players: int = 2,
     first: int = 0,
+    workers: int = 1,
+    address: str | None = None,
 ) -> int:
     """Play the teacher in every seat of the deals ``first .. games - 1`` of ``seed`` whose
-    file is missing from ``folder`` (base game, ``players`` seats); returns how many were
-    played."""
+    file is missing from ``folder`` (base game, ``players`` seats), with ``workers``
+    processes or as Ray tasks on the cluster at ``address`` (the driver writes each game as
+    its task returns; a dead worker's games are played again elsewhere; the same files
+    either way). ``on_game(done)`` after each game played: how many of the deals are in the
+    folder. Returns how many were played."""
     config = TrainConfig(
         game="carcassonne", seed=seed, observation="v1", warm_start_agent=teacher,
         warm_start_temperature=1.0, players=players,
     )  # fmt: skip
     check_demo_folder(folder, {"teacher": teacher, "players": players, "seed": seed})
-    played = 0
-    for g in range(first, games):
-        deal = demo_deal(seed, g)
-        path = folder / f"game_{deal}.npz"
-        if not path.exists():
-            agent_seed = seeds.demo_agent_seed(seeds.demo_first_deal(seed), g)
-            save_demo_game(path, play_demo_game(config, deal, agent_seed))
-            played += 1
-        if on_game is not None:
-            on_game(g)
-    return played
+    todo = [j for j in demo_jobs(folder, games, seed, config, first) if not Path(j[-1]).exists()]
+    done = max(0, games - first) - len(todo)
+    remote = _play_remote(todo, address) if address and todo else None
+    local = not address and workers > 1 and len(todo) > 1
+    pool = ProcessPoolExecutor(min(workers, len(todo))) if local else None
+    try:
+        for _ in remote or (pool.map if pool else map)(_play_one, todo):
+            done += 1
+            if on_game is not None:
+                on_game(done)
+    finally:
+        if remote is not None:
+            remote.close()  # its tasks cancelled, the Ray session closed
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return len(todo)
+
+
+def _play_remote(todo: list[DemoJob], address: str) -> Generator[str, None, None]:
+    """Play ``todo`` as Ray tasks; write each game as it comes back (any order); its path."""
+    from carcassonne_rl.arena.remote_games import absolute_spec, iter_remote_unordered
+    from carcassonne_rl.runtime.ray_session import ray_session
+
+    remote = [(replace(j[0], warm_start_agent=absolute_spec(j[0].warm_start_agent)), *j[1:])
+              for j in todo]  # fmt: skip
+    with ray_session(address):
+        for index, game in iter_remote_unordered(play_job, remote):
+            save_demo_game(Path(todo[index][-1]), game)
+            yield todo[index][-1]
 
 
 def check_demo_folder(folder: Path, settings: dict) -> None:

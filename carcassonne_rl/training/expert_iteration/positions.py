@@ -109,14 +109,20 @@ def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.nda
         rows["chosen"].append(i == picked)
 
 
-#: one teacher game: (teacher spec, deal, agent seed, keep, placements, file to write)
-TeacherJob = tuple[str, int, int, int, int | None, str]
+#: one teacher game: (game, table size, teacher spec, deal, agent seed, keep, length limit,
+#: file to write)
+TeacherJob = tuple[str, int, str, int, int, int, int | None, str]
 
 
 def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
-    """The rows of one teacher game (a Ray task's work: the driver writes them)."""
-    spec, deal, seed, keep, placements, _ = job
-    return play_teacher_game(spec, deal, seed, keep, placements)
+    """The rows of one teacher game (a Ray task's work: the driver writes them). The card
+    game's (``card_teacher``) record every option of a turn; ``keep`` is the tile game's."""
+    game, players, spec, deal, seed, keep, limit, _ = job
+    if game == "cardcassonne":
+        from .card_teacher import play_card_teacher_game
+
+        return play_card_teacher_game(spec, deal, seed, players, decisions=limit)
+    return play_teacher_game(spec, deal, seed, keep, limit)
 
 
 def _play_one(job: TeacherJob) -> str:
@@ -125,14 +131,28 @@ def _play_one(job: TeacherJob) -> str:
 
 
 def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 8,
-                 placements: int | None = None) -> list[TeacherJob]:  # fmt: skip
-    """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included)."""
+                 placements: int | None = None, game: str = "carcassonne",
+                 tables: tuple[int, ...] = (2,)) -> list[TeacherJob]:  # fmt: skip
+    """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included);
+    game ``g`` is played at the table ``tables[g % len(tables)]``."""
     jobs = []
     for g in range(games):
         deal = teacher_deal(seed, g)
         path = str(Path(folder) / f"game_{deal}.npz")
-        jobs.append((teacher, deal, seeds.teacher_agent_seed(seed, g), keep, placements, path))
+        players = tables[g % len(tables)]
+        jobs.append((game, players, teacher, deal, seeds.teacher_agent_seed(seed, g), keep,
+                     placements, path))  # fmt: skip
     return jobs
+
+
+def check_teacher(game: str, spec: str, seed: int) -> None:
+    """``ValueError`` unless ``spec`` is a search of ``game`` that can teach."""
+    if game == "cardcassonne":
+        from .card_teacher import make_card_teacher
+
+        make_card_teacher(spec, seed)
+    else:
+        make_teacher(spec, seed)
 
 
 def collect(
@@ -145,18 +165,23 @@ def collect(
     on_game: Callable[[int, int], None] | None = None,
     address: str | None = None,
     placements: int | None = None,
+    game: str = "carcassonne",
+    tables: tuple[int, ...] = (2,),
 ) -> int:
     """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
     (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
     games)`` after each. Returns how many were played. ``placements``: shortened games
-    (see :func:`play_teacher_game`; recorded with the folder's settings)."""
-    make_teacher(teacher, seed)  # a bad spec fails here, before any process starts
+    (see :func:`play_teacher_game`; recorded with the folder's settings). ``game``: the
+    tile game (2 players) or the card game, whose games cycle through ``tables``."""
+    check_teacher(game, teacher, seed)  # a bad spec fails here, before any process starts
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
+    if game != "carcassonne":
+        settings.update(game=game, tables=list(tables))
     if placements is not None:
         settings["placements"] = placements
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
-    todo = [j for j in teacher_jobs(folder, games, teacher, seed, keep, placements)
-            if not Path(j[-1]).exists()]  # fmt: skip
+    jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables)
+    todo = [j for j in jobs if not Path(j[-1]).exists()]
     done = games - len(todo)
     if address:
         for _ in _collect_remote(todo, address):
@@ -177,7 +202,7 @@ def _collect_remote(todo: list[TeacherJob], address: str) -> Iterator[str]:
     from carcassonne_rl.arena.remote_games import absolute_spec, iter_remote_unordered
     from carcassonne_rl.runtime.ray_session import ray_session
 
-    remote = [(absolute_spec(j[0]), *j[1:]) for j in todo]
+    remote = [(*j[:2], absolute_spec(j[2]), *j[3:]) for j in todo]
     with ray_session(address):
         for index, rows in iter_remote_unordered(play_job, remote):
             atomic_save_npz(todo[index][-1], rows)

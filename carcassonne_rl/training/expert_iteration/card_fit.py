@@ -1,0 +1,142 @@
+"""Fit the card game's search-value network to a card search's values (torch), and report
+on held-out teacher games how often the network chooses as the search did.
+
+The rows the search valued (``target`` finite: the heuristic's best candidates) are
+regressed (mean squared error, in :data:`~carcassonne_rl.agents.card.value.MARGIN_SCALE`
+units) on the search's mean margin minus the seat's margin before the move. The network
+reads the afterstate features and the heuristic's margin of the option
+(``agents.card.value.net_inputs``) and outputs a linear value; played by
+:class:`~carcassonne_rl.agents.card.value.CardSearchValueAgent`, it ranks the same
+candidates the search ranked. The games are split, not the rows: a held-out game is unseen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from carcassonne_rl.agents.card.value import (
+    CARD_SEARCH_VALUE_KIND,
+    MARGIN_SCALE,
+    NUM_SEARCH_INPUTS,
+    load_card_net,
+)
+from carcassonne_rl.agents.common.value_net import MLP
+
+from .finetune import agreement, split_games
+
+
+def _torch_net(hidden: tuple[int, ...], seed: int):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    layers: list[Any] = []
+    width = NUM_SEARCH_INPUTS
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, 1))
+    return nn.Sequential(*layers)
+
+
+def _load_into(model, path: str | Path, hidden: tuple[int, ...]) -> None:
+    import torch
+    from torch import nn
+
+    net = load_card_net(path)
+    widths = tuple(w.shape[1] for w, _ in net.layers[:-1])
+    if widths != tuple(hidden):
+        raise ValueError(f"init model {path} has hidden layers {list(widths)}, not "
+                         f"{list(hidden)}")  # fmt: skip
+    linear = [m for m in model if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for m, (w, b) in zip(linear, net.layers, strict=True):
+            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+            m.bias.copy_(torch.from_numpy(b))
+
+
+def export_card_net(model, meta: dict) -> MLP:
+    """The numpy network (the model file's content) of a torch model."""
+    from torch import nn
+
+    linear = [m for m in model if isinstance(m, nn.Linear)]
+    layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
+    return MLP(layers, {"kind": CARD_SEARCH_VALUE_KIND, "game": "cardcassonne",
+                        "features": NUM_SEARCH_INPUTS, "margin_scale": MARGIN_SCALE,
+                        "output": "linear", **meta})  # fmt: skip
+
+
+def fit_card_net(
+    data: dict[str, Any],
+    init_model: str | Path | None = None,
+    hidden: tuple[int, ...] = (256, 128),
+    epochs: int = 20,
+    learning_rate: float = 1e-3,
+    batch_size: int = 512,
+    validation: float = 0.1,
+    candidates: int = 3,
+    seed: int = 0,
+    on_epoch: Callable[[int, dict], None] | None = None,
+) -> tuple[MLP, dict]:
+    """A search-value network fitted to the teacher games ``data``
+    (``positions.load_positions`` of card teacher games), from ``init_model`` or from
+    random weights; the report of the last epoch (epoch 0: before fitting)."""
+    import torch
+
+    if data["x"].shape[1] != NUM_SEARCH_INPUTS:
+        raise ValueError(f"the teacher games hold {data['x'].shape[1]} inputs per option, the "
+                         f"card search-value network reads {NUM_SEARCH_INPUTS}")  # fmt: skip
+    model = _torch_net(hidden, seed)
+    if init_model is not None:
+        _load_into(model, init_model, hidden)
+    searched = np.isfinite(data["target"])
+    held = split_games(data, validation, seed)
+    train = np.flatnonzero(~held & searched)
+    valid = np.flatnonzero(held)
+    if len(train) == 0:
+        raise ValueError("no option the search valued in the games trained on")
+    x = torch.from_numpy(data["x"])
+    y = torch.from_numpy(np.nan_to_num(data["target"]).astype(np.float32))
+    opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(1, epochs))
+    rng = np.random.default_rng(seed)
+    report: dict = {}
+    for epoch in range(epochs + 1):
+        loss = float("nan")
+        if epoch:
+            model.train()
+            losses = []
+            for batch in np.array_split(rng.permutation(train), max(1, len(train) // batch_size)):
+                b = torch.from_numpy(batch)
+                step_loss = ((model(x[b])[:, 0] - y[b]) ** 2).mean()
+                opt.zero_grad()
+                step_loss.backward()
+                opt.step()
+                losses.append(step_loss.item())
+            sched.step()
+            loss = float(np.mean(losses))
+        with torch.no_grad():
+            values = model(x)[:, 0].numpy().astype(np.float64)
+        ranked = np.where(searched, values, -1e6)  # the agent ranks the searched candidates
+        report = {"epoch": epoch, "train_loss": loss, "train_rows": len(train),
+                  "validation_games": int(len(np.unique(data["game"][valid])))}  # fmt: skip
+        s = valid[searched[valid]]
+        if len(s):
+            report["validation_mse"] = float(np.mean((values[s] - data["target"][s]) ** 2))
+        report["network"] = agreement(ranked, data, valid)
+        if epoch == 0:
+            report["heuristic"] = agreement(np.where(searched, data["prior"], -1e6), data, valid)
+        if on_epoch is not None:
+            on_epoch(epoch, report)
+    origin = {"init_model": Path(init_model).name if init_model else None, "epochs": epochs,
+              "rows": len(train), "games": int(data.get("files", 0))}  # fmt: skip
+    out = export_card_net(model, {"candidates": candidates, "hidden": list(hidden),
+                                  "expert_iteration": origin})  # fmt: skip
+    return out, report
+
+
+__all__ = ["export_card_net", "fit_card_net"]
