@@ -69,7 +69,9 @@ def add_expert_iteration_parser(sub) -> None:
         "--epochs", type=_positive(int), default=10, help="passes over the data (default: 10)"
     )
     p.add_argument(
-        "--learning-rate", type=_positive(float), default=None,
+        "--learning-rate",
+        type=_positive(float),
+        default=None,
         help="Adam (default: 0.0001 for the tile game's fine-tuning, 0.001 for the card game)",
     )
     p.add_argument("--batch-size", type=_positive(int), default=512, help="rows (default: 512)")
@@ -84,6 +86,9 @@ def add_expert_iteration_parser(sub) -> None:
         "whose average with the heuristic are the search's (played averaged, as pretrained "
         "plays; default: search)",
     )
+    p.add_argument("--log", type=Path, default=None,
+                   help="folder for the fit's log (fit_log.jsonl: the epoch lines) and its "
+                        "curves (fit.png)")  # fmt: skip
     add_validation_argument(p)
     p.add_argument("--seed", type=int, default=0, help="deals and the split (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="no line per teacher game")
@@ -139,10 +144,11 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
     if args.out is None:
         return 0
     if args.game == "cardcassonne":
-        return _fit_card(args, learning_rate)
+        return _fit_card(args, learning_rate, teacher)
     from carcassonne_rl.agents.pretrained import pretrained_path
     from carcassonne_rl.training.expert_iteration.finetune import finetune
 
+    reports: list[dict] = []
     try:
         data = load_positions(args.positions)
         net, _ = finetune(
@@ -150,30 +156,59 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
             learning_rate=learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,
-            on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
+            on_epoch=epoch_logger(args.log, reports),
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net.save(args.out)
+    write_curves(args.log, reports, f"tile game: {args.out.name} fitted to {teacher}")
     print(f"value network fine-tuned on {data['files']} teacher games -> {args.out}")
     return 0
 
 
-def _fit_card(args: argparse.Namespace, learning_rate: float) -> int:
+def epoch_logger(log: Path | None, reports: list[dict]):
+    """The fit's ``on_epoch``: prints each report as a JSON line, keeps it in ``reports`` and,
+    with a ``log`` folder, appends it to ``log/fit_log.jsonl`` (started afresh)."""
+    if log is not None:
+        log.mkdir(parents=True, exist_ok=True)
+        (log / "fit_log.jsonl").write_text("")
+
+    def on_epoch(epoch: int, report: dict) -> None:
+        line = json.dumps(report)
+        print(line, flush=True)
+        reports.append(report)
+        if log is not None:
+            with open(log / "fit_log.jsonl", "a") as f:
+                f.write(line + "\n")
+
+    return on_epoch
+
+
+def write_curves(log: Path | None, reports: list[dict], title: str) -> None:
+    """``log/fit.png``: the fit's curves (nothing without ``--log``)."""
+    if log is not None and reports:
+        from carcassonne_rl.training.plots import plot_fit_log
+
+        plot_fit_log(reports, log / "fit.png", title)
+
+
+def _fit_card(args: argparse.Namespace, learning_rate: float, teacher: str) -> int:
     from carcassonne_rl.training.expert_iteration.card_fit import fit_card_net
     from carcassonne_rl.training.expert_iteration.positions import load_positions
 
+    reports: list[dict] = []
     try:
         data = load_positions(args.positions)
         net, _ = fit_card_net(
             data, args.init_model, epochs=args.epochs, learning_rate=learning_rate,
             batch_size=args.batch_size, validation=args.validation, seed=args.seed,
-            on_epoch=lambda epoch, r: print(json.dumps(r), flush=True),
+            on_epoch=epoch_logger(args.log, reports),
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net.save(args.out)
+    write_curves(args.log, reports, f"card game: {args.out.name} fitted to {teacher}")
     print(f"card search-value network fitted on {data['files']} teacher games -> {args.out}")
     return 0

@@ -79,3 +79,44 @@ def plot_training(out: Path) -> Path:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
     return atomic_write_bytes(out / "plots" / "training.png", buffer.getvalue())
+
+
+def plot_fit_log(reports: list[dict], path: Path, title: str) -> Path:
+    """The curves of a value network's fit to a search's values (one report per epoch, as
+    ``expert-iteration`` prints them): training loss and held-out error, and how often the
+    network's best option is the search's on held-out games; written to ``path``."""
+    from matplotlib.figure import Figure
+
+    from carcassonne_rl.training.run_files import atomic_write_bytes
+
+    epochs = [r["epoch"] for r in reports]
+    fig = Figure(figsize=(11, 4))
+    ax1, ax2 = fig.subplots(1, 2)
+    train = [(r["epoch"], r["train_loss"]) for r in reports if r["epoch"] > 0]
+    if train:
+        ax1.plot(*zip(*train, strict=True), marker="o", color="#2a6f97", label="training loss")
+    valid = [(r["epoch"], r["validation_mse"]) for r in reports if "validation_mse" in r]
+    if valid:
+        ax1.plot(*zip(*valid, strict=True), marker="s", color="#d62828", label="held-out error")
+    ax1.set_title("mean squared error")
+    ax1.set_xlabel("epoch")
+    ax1.legend()
+    ax1.grid(alpha=0.3)
+    agree = [r["network"].get("agree_searched", np.nan) for r in reports]
+    ax2.plot(epochs, agree, marker="o", color="#588157", label="network")
+    base = reports[0].get("heuristic") or reports[0].get("prior")
+    if base and "agree_searched" in base:
+        ax2.axhline(base["agree_searched"], color="#f77f00", ls="--", label="before (prior)")
+    ax2.set_ylim(0, 1)
+    ax2.set_title("held-out decisions: best option = the search's choice")
+    ax2.set_xlabel("epoch")
+    ax2.legend(loc="lower right")
+    ax2.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    atomic_write_bytes(Path(path), buffer.getvalue())
+    return Path(path)

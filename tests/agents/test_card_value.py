@@ -131,8 +131,12 @@ def test_search_value_agent_plays_the_best_valued_of_the_heuristics_candidates()
         v = view(s, p)
         margins = np.array([m for _, m in heuristic.scored(v, legal)])
         top = [legal[i] for i in np.argsort(-margins, kind="stable")[:3]]
-        x = np.hstack([option_features(v, top),
-                       (margins[[legal.index(c) for c in top]] / MARGIN_SCALE)[:, None]])
+        x = np.hstack(
+            [
+                option_features(v, top),
+                (margins[[legal.index(c) for c in top]] / MARGIN_SCALE)[:, None],
+            ]
+        )
         values = x.astype(np.float32) @ net.layers[0][0] + net.layers[0][1]
         values = np.maximum(values, 0) @ net.layers[1][0] + net.layers[1][1]
         assert a in top and values[top.index(a), 0] >= values.max() - 1e-4

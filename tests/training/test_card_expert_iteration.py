@@ -104,9 +104,12 @@ def test_expert_iteration_command_plays_fits_and_writes_a_playable_network(tmp_p
     argv = ["expert-iteration", str(folder), "--game", "cardcassonne", "--games", "2",
             "--tables", "2", "--teacher", "heuristic:search=2:2", "--epochs", "2",
             "--validation", "0.5", "--no-progress"]  # fmt: skip
-    assert main([*argv, "--out", str(out)]) == 0
+    assert main([*argv, "--out", str(out), "--log", str(tmp_path / "log")]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
     assert [r["epoch"] for r in lines] == [0, 1, 2] and lines[-1]["train_rows"] > 50
+    logged = (tmp_path / "log" / "fit_log.jsonl").read_text().splitlines()
+    assert [json.loads(x) for x in logged] == lines
+    assert (tmp_path / "log" / "fit.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads((folder / "positions.json").read_text())["game"] == "cardcassonne"
     assert load_positions(folder)["files"] == 2
     from carcassonne_rl.agents import make_agent
@@ -127,8 +130,10 @@ def test_card_teacher_games_on_ray_are_the_local_pools(tmp_path, monkeypatch):
     assert collect(tmp_path / "local", 3, TEACHER, 7, workers=2, **kwargs) == 3
     assert collect(tmp_path / "ray", 3, TEACHER, 7, address="local", **kwargs) == 3
     assert not ray.is_initialized()
-    local, remote = sorted((tmp_path / "local").glob("game_*")), sorted(
-        (tmp_path / "ray").glob("game_*"))
+    local, remote = (
+        sorted((tmp_path / "local").glob("game_*")),
+        sorted((tmp_path / "ray").glob("game_*")),
+    )
     assert [p.name for p in local] == [p.name for p in remote] and len(local) == 3
     for a, b in zip(local, remote, strict=True):
         with np.load(a) as x, np.load(b) as y:

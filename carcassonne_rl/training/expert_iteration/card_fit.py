@@ -3,7 +3,11 @@ on held-out teacher games how often the network chooses as the search did.
 
 The rows the search valued (``target`` finite: the heuristic's best candidates) are
 regressed (mean squared error, in :data:`~carcassonne_rl.agents.card.value.MARGIN_SCALE`
-units) on the search's mean margin minus the seat's margin before the move. The network
+units) on the search's mean margin minus the seat's margin before the move, **centred per
+decision**: the network's values minus their mean over the decision's searched options are
+fitted to the search's values minus theirs. The search plays every candidate in the same
+sampled worlds, so what the worlds share (their luck, the round's common outcome) cancels
+in the differences, which are all a ranking needs. The network
 reads the afterstate features and the heuristic's margin of the option
 (``agents.card.value.net_inputs``) and outputs a linear value; played by
 :class:`~carcassonne_rl.agents.card.value.CardSearchValueAgent`, it ranks the same
@@ -59,6 +63,33 @@ def _load_into(model, path: str | Path, hidden: tuple[int, ...]) -> None:
             m.bias.copy_(torch.from_numpy(b))
 
 
+def _decision_groups(decision: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
+    """``rows`` split by decision (``decision`` holds the rows' decisions, in row order)."""
+    bounds = np.flatnonzero(np.diff(decision)) + 1
+    return [g for g in np.split(rows, bounds) if len(g)]
+
+
+def _centred_loss(pred, target, ids, groups: int):
+    """Mean squared error of the values centred per decision (``ids``: each row's decision
+    in ``0 .. groups - 1``)."""
+    import torch
+
+    count = torch.zeros(groups).index_add_(0, ids, torch.ones_like(pred))
+    diff = pred - target
+    mean = torch.zeros(groups).index_add_(0, ids, diff) / count
+    return ((diff - mean[ids]) ** 2).mean()
+
+
+def _centred_mse(values: np.ndarray, target: np.ndarray, decision: np.ndarray,
+                 rows: np.ndarray) -> float:  # fmt: skip
+    """:func:`_centred_loss` of ``values`` on ``rows`` (numpy)."""
+    err = 0.0
+    for g in _decision_groups(decision[rows], rows):
+        d = values[g] - target[g]
+        err += float(((d - d.mean()) ** 2).sum())
+    return err / len(rows)
+
+
 def export_card_net(model, meta: dict) -> MLP:
     """The numpy network (the model file's content) of a torch model."""
     from torch import nn
@@ -79,6 +110,7 @@ def fit_card_net(
     batch_size: int = 512,
     validation: float = 0.1,
     candidates: int = 3,
+    weight_decay: float = 1e-4,
     seed: int = 0,
     on_epoch: Callable[[int, dict], None] | None = None,
 ) -> tuple[MLP, dict]:
@@ -101,7 +133,8 @@ def fit_card_net(
         raise ValueError("no option the search valued in the games trained on")
     x = torch.from_numpy(data["x"])
     y = torch.from_numpy(np.nan_to_num(data["target"]).astype(np.float32))
-    opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    groups = _decision_groups(data["decision"][train], train)
+    opt = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(1, epochs))
     rng = np.random.default_rng(seed)
     report: dict = {}
@@ -110,9 +143,14 @@ def fit_card_net(
         if epoch:
             model.train()
             losses = []
-            for batch in np.array_split(rng.permutation(train), max(1, len(train) // batch_size)):
-                b = torch.from_numpy(batch)
-                step_loss = ((model(x[b])[:, 0] - y[b]) ** 2).mean()
+            order = rng.permutation(len(groups))
+            for chunk in np.array_split(order, max(1, len(train) // batch_size)):
+                rows = np.concatenate([groups[i] for i in chunk])
+                ids = torch.from_numpy(
+                    np.repeat(np.arange(len(chunk)), [len(groups[i]) for i in chunk])
+                )
+                b = torch.from_numpy(rows)
+                step_loss = _centred_loss(model(x[b])[:, 0], y[b], ids, len(chunk))
                 opt.zero_grad()
                 step_loss.backward()
                 opt.step()
@@ -126,7 +164,7 @@ def fit_card_net(
                   "validation_games": int(len(np.unique(data["game"][valid])))}  # fmt: skip
         s = valid[searched[valid]]
         if len(s):
-            report["validation_mse"] = float(np.mean((values[s] - data["target"][s]) ** 2))
+            report["validation_mse"] = _centred_mse(values, data["target"], data["decision"], s)
         report["network"] = agreement(ranked, data, valid)
         if epoch == 0:
             report["heuristic"] = agreement(np.where(searched, data["prior"], -1e6), data, valid)
