@@ -15,8 +15,12 @@ access and no torch.
   ``pretrained:SIMS`` is ``tile.value_search.ValueSearchAgent``, the UCT search of
   ``tile.mcts`` with the network valuing the leaves and the children's priors, ``SIMS``
   simulations per decision.
-- Card game: ``pretrained`` is ``card.policy_net.CardNetAgent``, the shipped policy network
-  (the most likely legal action of the MaskablePPO policy it was exported from).
+- Card game: ``pretrained`` is ``card.value.CardSearchValueAgent`` over the search-value
+  network of expert iteration (``cardcassonne_expert.npz``: of the card heuristic's 3 best
+  turn options, the one the network values most); ``pretrained:search[=W[:K]]`` is
+  ``card.search.CardSearchAgent`` over it (:func:`make_card_search`). The MaskablePPO policy
+  that ``pretrained`` played before stays shipped as ``cardcassonne_2p.npz``
+  (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
 """
 
 from __future__ import annotations
@@ -28,14 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from carcassonne_rl.agents.base import BaseAgent
-from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND, CardNetAgent
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
 from carcassonne_rl.agents.tile.afterstate import load_value_net
 from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
 from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
-MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_2p.npz"}
+MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_expert.npz"}
+CARD_PPO_FILE = "cardcassonne_2p.npz"  # the card game's PPO policy (pretrained until 2026-11)
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs, and pretrained there
@@ -71,7 +75,9 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
     if game == "cardcassonne":
         if simulations is not None:
             raise ValueError("pretrained:SIMS (search) exists for the tile game only")
-        return CardNetAgent(MLP.load(pretrained_path(game), kind=CARD_POLICY_KIND), seed=seed)
+        from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
+
+        return CardSearchValueAgent(load_card_net(pretrained_path(game)), seed=seed)
     net = load_value_net(pretrained_path(game))
     if simulations is None:
         table = table_network()

@@ -86,6 +86,9 @@ def add_expert_iteration_parser(sub) -> None:
         "whose average with the heuristic are the search's (played averaged, as pretrained "
         "plays; default: search)",
     )
+    p.add_argument("--more-positions", type=Path, nargs="+", default=[], metavar="FOLDER",
+                   help="card game: folders of earlier teacher games fitted on as well "
+                        "(not played)")  # fmt: skip
     p.add_argument("--log", type=Path, default=None,
                    help="folder for the fit's log (fit_log.jsonl: the epoch lines) and its "
                         "curves (fit.png)")  # fmt: skip
@@ -120,6 +123,8 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
 
     if args.out is not None and args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")
+    if args.game == "carcassonne" and args.more_positions:
+        raise UserError("--more-positions is the card game's (the tile game fits one folder)")
     if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"):
         raise UserError("--anchor-weight and --target are the tile game's fine-tuning options")
     if not 0.0 <= args.anchor_weight <= 1.0:
@@ -160,11 +165,8 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    net.save(args.out)
-    write_curves(args.log, reports, f"tile game: {args.out.name} fitted to {teacher}")
-    print(f"value network fine-tuned on {data['files']} teacher games -> {args.out}")
-    return 0
+    return _write(args, net, reports, f"tile game: {args.out.name} fitted to {teacher}",
+                  f"value network fine-tuned on {data['files']} teacher games")  # fmt: skip
 
 
 def epoch_logger(log: Path | None, reports: list[dict]):
@@ -185,12 +187,16 @@ def epoch_logger(log: Path | None, reports: list[dict]):
     return on_epoch
 
 
-def write_curves(log: Path | None, reports: list[dict], title: str) -> None:
-    """``log/fit.png``: the fit's curves (nothing without ``--log``)."""
-    if log is not None and reports:
+def _write(args: argparse.Namespace, net, reports: list[dict], title: str, what: str) -> int:
+    """Save the fitted network to ``--out``, its curves to ``--log/fit.png``; say so."""
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    net.save(args.out)
+    if args.log is not None and reports:
         from carcassonne_rl.training.plots import plot_fit_log
 
-        plot_fit_log(reports, log / "fit.png", title)
+        plot_fit_log(reports, args.log / "fit.png", title)
+    print(f"{what} -> {args.out}")
+    return 0
 
 
 def _fit_card(args: argparse.Namespace, learning_rate: float, teacher: str) -> int:
@@ -199,7 +205,7 @@ def _fit_card(args: argparse.Namespace, learning_rate: float, teacher: str) -> i
 
     reports: list[dict] = []
     try:
-        data = load_positions(args.positions)
+        data = load_positions(args.positions, *args.more_positions)
         net, _ = fit_card_net(
             data, args.init_model, epochs=args.epochs, learning_rate=learning_rate,
             batch_size=args.batch_size, validation=args.validation, seed=args.seed,
@@ -207,8 +213,5 @@ def _fit_card(args: argparse.Namespace, learning_rate: float, teacher: str) -> i
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    net.save(args.out)
-    write_curves(args.log, reports, f"card game: {args.out.name} fitted to {teacher}")
-    print(f"card search-value network fitted on {data['files']} teacher games -> {args.out}")
-    return 0
+    return _write(args, net, reports, f"card game: {args.out.name} fitted to {teacher}",
+                  f"card search-value network fitted on {data['files']} teacher games")  # fmt: skip

@@ -29,8 +29,9 @@ def _card_positions(n_positions: int = 12):
 # purpose (tests/agents/test_card_probes.py shows that it does)
 @pytest.mark.parametrize(
     "spec",
-    ["random", "greedy", "heuristic", "pretrained", "mcts:40", "exploit:30:pretrained",
-     "exploit:20:heuristic", "heuristic:search=3:2"],
+    ["random", "greedy", "heuristic", "pretrained", "policy:cardcassonne_2p.npz", "mcts:40",
+     "exploit:30:pretrained", "exploit:20:heuristic", "heuristic:search=3:2",
+     "pretrained:search=3:2"],
 )  # fmt: skip
 def test_card_agents_ignore_hidden_cards(spec: str) -> None:
     positions = _card_positions()

@@ -195,8 +195,10 @@ def test_search_spec_errors_are_clear() -> None:
                 "pretrained:search=2:x"):  # fmt: skip
         with pytest.raises(ValueError, match="pretrained:search=K:S"):
             make_agent(bad, "carcassonne")
-    with pytest.raises(ValueError, match="tile game only"):
-        make_agent("pretrained:search", "cardcassonne")
+    for bad in ("pretrained:search=0", "pretrained:search=x", "pretrained:search=2:0",
+                "pretrained:search:1", "pretrained:search=2:1:1"):  # fmt: skip
+        with pytest.raises(ValueError, match="pretrained:search=W:K"):
+            make_agent(bad, "cardcassonne")
 
 
 def _network_file(folder, blend: float | None = None):

@@ -112,6 +112,31 @@ def test_expert_iteration_command_plays_fits_and_writes_a_playable_network(tmp_p
     assert (tmp_path / "log" / "fit.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads((folder / "positions.json").read_text())["game"] == "cardcassonne"
     assert load_positions(folder)["files"] == 2
+    # fitted again on the same games and a copy of them as earlier teacher games: no game is
+    # played, and every row is trained on twice as often
+    copy = tmp_path / "earlier"
+    copy.mkdir()
+    for game in folder.glob("game_*.npz"):
+        (copy / game.name).write_bytes(game.read_bytes())
+    again = [
+        *argv[:2],
+        "--game",
+        "cardcassonne",
+        "--games",
+        "0",
+        "--epochs",
+        "1",
+        "--validation",
+        "0",
+        "--more-positions",
+        str(copy),
+        "--out",
+        str(tmp_path / "b.npz"),
+    ]
+    assert main(again) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    searched = int(np.isfinite(load_positions(folder)["target"]).sum())
+    assert rows[-1]["train_rows"] == 2 * searched
     from carcassonne_rl.agents import make_agent
 
     assert isinstance(make_agent(f"policy:{out}", "cardcassonne"), CardSearchValueAgent)

@@ -34,15 +34,19 @@ MARGIN_SCALE = 30.0
 NUM_SEARCH_INPUTS = NUM_CARD_FEATURES + 1
 
 
-def load_card_value_net(path: str | Path) -> MLP:
-    """A card-game afterstate value network from an ``.npz`` model file."""
-    net = MLP.load(path, kind=CARD_VALUE_KIND)
-    if net.inputs != NUM_CARD_FEATURES:
+def _load(path: str | Path, kind: str, inputs: int, what: str) -> MLP:
+    """The network of kind ``kind`` in ``path``, checked to read ``inputs`` numbers."""
+    net = MLP.load(path, kind=kind)
+    if net.inputs != inputs:
         raise ModelFileError(
-            f"{path} reads {net.inputs} features; the card feature set has "
-            f"{NUM_CARD_FEATURES} in this version"
+            f"{path} reads {net.inputs} inputs; {what} has {inputs} in this version"
         )
     return net
+
+
+def load_card_value_net(path: str | Path) -> MLP:
+    """A card-game afterstate value network from an ``.npz`` model file."""
+    return _load(path, CARD_VALUE_KIND, NUM_CARD_FEATURES, "the card feature set")
 
 
 class CardValueAgent(ViewAgent):
@@ -149,13 +153,8 @@ def search_inputs(base, v, codes: list[int]) -> tuple[np.ndarray, np.ndarray, np
 
 def load_card_net(path: str | Path) -> MLP:
     """A card search-value network from an ``.npz`` model file."""
-    net = MLP.load(path, kind=CARD_SEARCH_VALUE_KIND)
-    if net.inputs != NUM_SEARCH_INPUTS:
-        raise ModelFileError(
-            f"{path} reads {net.inputs} inputs; the card search-value network has "
-            f"{NUM_SEARCH_INPUTS} in this version"
-        )
-    return net
+    return _load(path, CARD_SEARCH_VALUE_KIND, NUM_SEARCH_INPUTS,
+                 "the card search-value network")  # fmt: skip
 
 
 __all__ = [

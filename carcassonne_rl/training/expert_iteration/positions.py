@@ -209,12 +209,15 @@ def _collect_remote(todo: list[TeacherJob], address: str) -> Iterator[str]:
             yield todo[index][-1]
 
 
-def load_positions(folder: Path) -> dict[str, Any]:
-    """Every game's rows of ``folder`` concatenated, with ``game`` (the file's number) and
-    ``decision`` made unique across games."""
-    files = sorted(Path(folder).glob("game_*.npz"))
-    if not files:
-        raise ValueError(f"no teacher games (game_*.npz) in {folder}")
+def load_positions(folder: Path, *more: Path) -> dict[str, Any]:
+    """Every game's rows of ``folder`` (and of the folders ``more``) concatenated, with
+    ``game`` (the file's number) and ``decision`` made unique across games."""
+    files = []
+    for f in (folder, *more):
+        found = sorted(Path(f).glob("game_*.npz"))
+        if not found:
+            raise ValueError(f"no teacher games (game_*.npz) in {f}")
+        files += found
     parts: dict[str, list] = {k: [] for k in (*ROW_FIELDS, "game")}
     offset = 0
     for number, path in enumerate(files):
