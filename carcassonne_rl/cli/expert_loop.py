@@ -8,14 +8,17 @@ import json
 import sys
 from pathlib import Path
 
+from carcassonne_rl.games.registry import GAMES
+
 from .args import UserError, fraction
 from .args import non_negative_int as _non_negative_int
 from .args import positive as _positive
+from .expert_iteration import table_list
 
 #: the options recorded in the run's loop.json (None: not given, the run's or the default)
 SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
             "batch_size", "validation", "anchor_weight", "target", "gate_deals",
-            "gate_threshold", "seed", "init_model")  # fmt: skip
+            "gate_threshold", "seed", "init_model", "game", "tables", "worlds")  # fmt: skip
 
 
 def add_expert_loop_parser(sub) -> None:
@@ -30,36 +33,51 @@ def add_expert_loop_parser(sub) -> None:
             "network. RUN/loop.json records the settings and each iteration. The same "
             "command (or with a larger --iterations) goes on where a loop stopped; the "
             "settings are the run's, an option given again must agree. One JSON line per "
-            "fit epoch and per gate."
+            "fit epoch and per gate. The card game (--game cardcassonne): the search over "
+            "the heuristic, then over the accepted search-value network, teaches at the "
+            "tables of --tables; each fit trains on all iterations' teacher games so far."
         ),
     )
     p.add_argument("run", type=Path, help="the run folder")
     p.add_argument("--iterations", type=_positive(int), default=1,
                    help="iterations the run is to have (default: 1)")  # fmt: skip
+    p.add_argument("--game", choices=GAMES,
+                   help="the game (default: carcassonne, the tile game)")  # fmt: skip
     p.add_argument("--games", type=_positive(int), help="teacher games per iteration (300)")
     p.add_argument("--candidates", type=_positive(int),
-                   help="the search's K: options searched (pretrained:search=K:S; 3)")  # fmt: skip
+                   help="the search's K: options searched (tile: pretrained:search=K:S; "
+                        "card: search=W:K; 3)")  # fmt: skip
     p.add_argument("--samples", type=_non_negative_int,
-                   help="the search's S: sampled continuations per reply (2)")  # fmt: skip
-    p.add_argument("--keep", type=_positive(int), help="options stored per placement (8)")
+                   help="tile game: the search's S, sampled continuations per reply "
+                        "(2)")  # fmt: skip
+    p.add_argument("--keep", type=_positive(int),
+                   help="tile game: options stored per placement (8)")  # fmt: skip
+    p.add_argument("--worlds", type=_positive(int),
+                   help="card game: the search's W, sampled worlds (search=W:K; 8)")  # fmt: skip
+    p.add_argument("--tables", type=table_list,
+                   help="card game: the table sizes the teacher games cycle through "
+                        "(2,2,3,4,5)")  # fmt: skip
     p.add_argument("--placements", type=_positive(int),
-                   help="stop each teacher game after this many placements (quick tests; "
-                        "default: whole games)")  # fmt: skip
-    p.add_argument("--epochs", type=_positive(int), help="fit epochs (4)")
-    p.add_argument("--learning-rate", type=_positive(float), help="Adam (0.0003)")
+                   help="stop each teacher game after this many placements (card game: "
+                        "recorded decisions; quick tests; default: whole games)")  # fmt: skip
+    p.add_argument("--epochs", type=_positive(int), help="fit epochs (tile 4, card 6)")
+    p.add_argument("--learning-rate", type=_positive(float),
+                   help="Adam (tile 0.0003, card 0.001)")  # fmt: skip
     p.add_argument("--batch-size", type=_positive(int), help="rows (512)")
     p.add_argument("--validation", type=fraction, help="share of games held out (0.1)")
     p.add_argument("--anchor-weight", type=float,
-                   help="weight of the options not searched (0: not used)")  # fmt: skip
+                   help="tile game: weight of the options not searched (0: not used)")  # fmt: skip
     p.add_argument("--target", choices=("search", "blend"),
-                   help="what the network learns (see expert-iteration; search)")  # fmt: skip
+                   help="tile game: what the network learns (see expert-iteration; "
+                        "search)")  # fmt: skip
     p.add_argument("--gate-deals", type=_non_negative_int,
                    help="deals of the gate, each from both seats (100; 0: no gate)")  # fmt: skip
     p.add_argument("--gate-threshold", type=float,
                    help="the candidate's win rate to be accepted (0.55)")  # fmt: skip
     p.add_argument("--seed", type=_non_negative_int, help="deals, split, gate (0)")
     p.add_argument("--init-model", type=Path,
-                   help="the first teacher's network (default: the shipped one)")  # fmt: skip
+                   help="the first teacher's network (default: tile game, the shipped "
+                        "one; card game, none: the heuristic)")  # fmt: skip
     p.add_argument("--workers", type=_positive(int), default=1,
                    help="processes for teacher and gate games (default: 1)")  # fmt: skip
     p.add_argument("--address", default=None,
@@ -89,8 +107,9 @@ def run_expert_loop(args: argparse.Namespace) -> int:
     except (ValueError, ClusterError) as exc:
         raise UserError(str(exc)) from None
     kept = sum(e["accepted"] for e in summary["iterations"])
+    first = "none (the heuristic)" if config.game == "cardcassonne" else "the shipped one"
     print(
         f"{len(summary['iterations'])} iterations, {kept} networks accepted; the teacher's "
-        f"network: {summary.get('best') or 'the shipped one'} ({args.run / 'loop.json'})"
+        f"network: {summary.get('best') or first} ({args.run / 'loop.json'})"
     )
     return 0

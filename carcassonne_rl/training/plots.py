@@ -83,8 +83,9 @@ def plot_training(out: Path) -> Path:
 
 def plot_fit_log(reports: list[dict], path: Path, title: str) -> Path:
     """The curves of a value network's fit to a search's values (one report per epoch, as
-    ``expert-iteration`` prints them): training loss and held-out error, and how often the
-    network's best option is the search's on held-out games; written to ``path``."""
+    ``expert-iteration`` prints them): training loss and held-out error, and the
+    search value the network's choice gives up on held-out decisions (beside the prior's);
+    written to ``path``."""
     from matplotlib.figure import Figure
 
     from carcassonne_rl.training.run_files import atomic_write_bytes
@@ -102,15 +103,17 @@ def plot_fit_log(reports: list[dict], path: Path, title: str) -> Path:
     ax1.set_xlabel("epoch")
     ax1.legend()
     ax1.grid(alpha=0.3)
-    agree = [r["network"].get("agree_searched", np.nan) for r in reports]
-    ax2.plot(epochs, agree, marker="o", color="#588157", label="network")
+    regret = [r["network"].get("regret", np.nan) for r in reports]
+    ax2.plot(epochs, regret, marker="o", color="#588157", label="network")
     base = reports[0].get("heuristic") or reports[0].get("prior")
-    if base and "agree_searched" in base:
-        ax2.axhline(base["agree_searched"], color="#f77f00", ls="--", label="before (prior)")
-    ax2.set_ylim(0, 1)
-    ax2.set_title("held-out decisions: best option = the search's choice")
+    if base and "regret" in base:
+        name = "heuristic" if "heuristic" in reports[0] else "before the search (prior)"
+        ax2.axhline(base["regret"], color="#f77f00", ls="--", label=name)
+    ax2.set_ylim(bottom=0)
+    ax2.set_title("held-out decisions: search value given up by the choice")
     ax2.set_xlabel("epoch")
-    ax2.legend(loc="lower right")
+    ax2.set_ylabel("regret, in the value's units (lower: better)")
+    ax2.legend(loc="upper right")
     ax2.grid(alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()

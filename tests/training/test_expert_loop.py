@@ -138,3 +138,82 @@ def test_a_cut_loop_goes_on_to_the_same_networks(tmp_path) -> None:
             k: v for k, v in gates[1].items() if k not in ("candidate", "against")
         }
     assert [e["accepted"] for e in summary["iterations"]] == [True, True]
+
+
+#: the card game: 2-player tables, 3 recorded decisions a game, search=2:2, 1 epoch, 1 deal
+CARD = ["--game", "cardcassonne", "--games", "2", "--placements", "3", "--tables", "2",
+        "--worlds", "2", "--candidates", "2", "--epochs", "1", "--validation", "0",
+        "--gate-deals", "1", "--gate-threshold", "0", "--no-progress"]  # fmt: skip
+
+
+def _searched_rows(folder) -> int:
+    """The options the search valued in a folder of card teacher games."""
+    total = 0
+    for path in folder.glob("game_*.npz"):
+        with np.load(path) as z:
+            total += int(np.isfinite(z["target"]).sum())
+    return total
+
+
+def test_a_card_loop_fits_on_every_iteration_so_far(tmp_path, capsys) -> None:
+    from carcassonne_rl.agents.card.value import load_card_net
+
+    run = (tmp_path / "run").resolve()
+    assert main(["expert-loop", str(run), "--iterations", "2", *CARD]) == 0
+    assert "the teacher's network: " + str(run / "iteration_1" / "network.npz") in (
+        capsys.readouterr().out.splitlines()[-1])  # fmt: skip
+    summary = json.loads((run / "loop.json").read_text())
+    first, second = summary["iterations"]
+    net0, net1 = run / "iteration_0" / "network.npz", run / "iteration_1" / "network.npz"
+    assert first["teacher"] == "heuristic:search=2:2" and first["accepted"]
+    assert second["teacher"] == f"pretrained:search=2:2@{net0}"
+    held = json.loads((run / "iteration_1" / "teacher" / "positions.json").read_text())
+    assert held == {"teacher": second["teacher"], "seed": 1, "keep": 8, "game": "cardcassonne",
+                    "tables": [2], "placements": 3}  # fmt: skip
+    assert summary["config"]["tables"] == [2] and summary["config"]["samples"] is None
+    # iteration 1 fits on its games and iteration 0's, from network 0
+    own, before = (_searched_rows(run / f"iteration_{k}" / "teacher") for k in (1, 0))
+    fit = [json.loads(line) for line in (net1.parent / "fit_log.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in fit] == [0, 1] and before > 0
+    assert fit[-1]["train_rows"] == own + before == second["rows"] and second["games"] == 4
+    assert load_card_net(net0).meta["expert_iteration"]["init_model"] is None
+    assert load_card_net(net1).meta["expert_iteration"]["init_model"] == "network.npz"
+    for k, against in ((0, "heuristic"), (1, f"policy:{net0}")):
+        gate = json.loads((run / f"iteration_{k}" / "gate.json").read_text())
+        assert gate["candidate"] == f"policy:{run / f'iteration_{k}' / 'network.npz'}"
+        assert gate["against"] == against and gate["games"] == 2 and gate["accepted"]
+    # run again: nothing is played, fitted or gated; the settings are the run's
+    files = {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.name != "loop.json"}
+    argv = ["expert-loop", str(run), "--iterations", "2", "--game", "cardcassonne",
+            "--tables", "2", "--no-progress"]  # fmt: skip
+    assert main(argv) == 0 and len(capsys.readouterr().out.splitlines()) == 1
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.name != "loop.json"} == files
+    assert json.loads((run / "loop.json").read_text()) == summary
+
+
+def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
+    card = LoopConfig(game="cardcassonne")
+    assert (card.epochs, card.learning_rate, card.candidates, card.worlds) == (6, 1e-3, 3, 8)
+    assert card.tables == (2, 2, 3, 4, 5) and (card.samples, card.keep) == (None, None)
+    tile = LoopConfig()
+    assert (tile.epochs, tile.learning_rate, tile.samples, tile.keep) == (4, 3e-4, 2, 8)
+    assert (tile.tables, tile.worlds) == (None, None)
+    argv = ["expert-loop", str(tmp_path / "card"), "--game", "cardcassonne", "--samples", "1",
+            "--keep", "4", "--target", "blend"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    told = "the card game's loop does not take the tile game's settings: samples, keep, target"
+    assert told in err and len(err.splitlines()) == 1
+    assert main(["expert-loop", str(tmp_path / "tile"), "--worlds", "4"]) == 2
+    assert "the tile game's loop does not take the card game's settings: worlds" in (
+        capsys.readouterr().err)  # fmt: skip
+    with pytest.raises(ValueError, match="anchor_weight"):
+        LoopConfig(game="cardcassonne", anchor_weight=0.5)
+    assert not (tmp_path / "card").exists() and not (tmp_path / "tile").exists()
+    # a tile loop.json written before the card game's settings: loads as it was
+    old = {k: v for k, v in dataclasses.asdict(CONFIG).items()
+           if k not in ("game", "tables", "worlds")}  # fmt: skip
+    run = tmp_path / "old"
+    run.mkdir()
+    (run / "loop.json").write_text(json.dumps({"config": old, "iterations": []}))
+    assert load_config(run, {"game": "carcassonne", "samples": 0}) == CONFIG

@@ -9,6 +9,12 @@ iteration ``iteration_K/``: ``teacher/`` (the teacher games, :mod:`.positions`),
 and ``gate.json`` (the head to head and its decision). Every step is skipped when its file
 is there, so a loop cut at any point goes on where it stopped; the state (which network
 teaches) is read back from the gate files, ``loop.json`` summarises it.
+
+The card game (``game="cardcassonne"``) runs the same loop with its own search and fit:
+the teacher is ``heuristic:search=W:K`` and, once a network is accepted,
+``pretrained:search=W:K@NETWORK``; its games cycle through ``tables``; each fit
+(:mod:`.card_fit`) trains on this iteration's teacher games and all earlier iterations';
+the first candidate is gated against the ``heuristic``.
 """
 
 from __future__ import annotations
@@ -26,29 +32,69 @@ from carcassonne_rl.training.run_files import atomic_write_json, atomic_write_te
 LOOP_FILE = "loop.json"
 
 
+#: per game: the defaults of the settings left out (None); a setting not in its game's
+#: table is the other game's, left None
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "carcassonne": {"candidates": 3, "samples": 2, "keep": 8, "epochs": 4,
+                    "learning_rate": 3e-4},
+    "cardcassonne": {"candidates": 3, "epochs": 6, "learning_rate": 1e-3,
+                     "tables": (2, 2, 3, 4, 5), "worlds": 8},
+}  # fmt: skip
+
+
 @dataclasses.dataclass(frozen=True)
 class LoopConfig:
-    """The settings of a loop (recorded in ``loop.json``; a run keeps them)."""
+    """The settings of a loop (recorded in ``loop.json``; a run keeps them). Those left
+    None take their game's default (:data:`DEFAULTS`); the other game's stay None."""
 
     games: int = 300  # teacher games per iteration
-    candidates: int = 3  # the search's K (pretrained:search=K:S)
-    samples: int = 2  # the search's S
-    keep: int = 8  # options stored per placement
+    candidates: int | None = None  # the search's K (tile: search=K:S; card: search=W:K)
+    samples: int | None = None  # the tile search's S (2)
+    keep: int | None = None  # tile: options stored per placement (8)
     placements: int | None = None  # shortened teacher games (tests, measurements)
-    epochs: int = 4
-    learning_rate: float = 3e-4
+    epochs: int | None = None  # tile 4, card 6
+    learning_rate: float | None = None  # tile 0.0003, card 0.001
     batch_size: int = 512
     validation: float = 0.1
-    anchor_weight: float = 0.0
-    target: str = "search"
+    anchor_weight: float = 0.0  # tile only
+    target: str = "search"  # tile only (the card fit learns the search's values)
     gate_deals: int = 100  # deals of the gate, each played from both seats (0: no gate)
     gate_threshold: float = 0.55  # the candidate's win rate that makes it the teacher's
     seed: int = 0
     init_model: str | None = None  # the first teacher's network (None: the shipped one)
+    game: str = "carcassonne"  # or cardcassonne, the card game
+    tables: tuple[int, ...] | None = None  # card: the table sizes teacher games cycle through
+    worlds: int | None = None  # card: the search's W (8)
 
     def __post_init__(self) -> None:
-        if self.games < 1 or self.candidates < 1 or self.samples < 0 or self.epochs < 1:
-            raise ValueError("a loop needs games >= 1, candidates >= 1, samples >= 0, epochs >= 1")
+        if self.game not in DEFAULTS:
+            raise ValueError(f"game must be one of {', '.join(DEFAULTS)}, got {self.game!r}")
+        defaults = DEFAULTS[self.game]
+        foreign = [k for k in ("samples", "keep", "tables", "worlds")
+                   if k not in defaults and getattr(self, k) is not None]  # fmt: skip
+        if self.game == "cardcassonne":
+            foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
+                self.target != "search")  # fmt: skip
+        if foreign:
+            mine, other = ("tile", "card") if self.game == "carcassonne" else ("card", "tile")
+            raise ValueError(f"the {mine} game's loop does not take the {other} game's "
+                             f"settings: {', '.join(foreign)}")  # fmt: skip
+        for k, v in defaults.items():
+            if getattr(self, k) is None:
+                object.__setattr__(self, k, v)
+        if self.tables is not None:
+            from carcassonne_rl.games.registry import check_players
+
+            object.__setattr__(self, "tables", tuple(self.tables))
+            if not self.tables:
+                raise ValueError("tables needs one table size or more")
+            for n in self.tables:
+                check_players(self.game, n)
+        if self.games < 1 or self.candidates < 1 or self.epochs < 1:
+            raise ValueError("a loop needs games >= 1, candidates >= 1, epochs >= 1")
+        if (self.samples is not None and self.samples < 0) or (
+                self.worlds is not None and self.worlds < 1):  # fmt: skip
+            raise ValueError("a loop's search needs samples >= 0 and worlds >= 1")
         if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
@@ -60,12 +106,14 @@ class LoopConfig:
 def load_config(run: Path, given: dict[str, Any]) -> LoopConfig:
     """The loop's settings: those recorded in ``run`` (the options in ``given`` that are not
     None must agree with them), else ``given`` over the defaults, recorded."""
-    given = {k: v for k, v in given.items() if v is not None}
+    given = {k: list(v) if isinstance(v, tuple) else v  # as loop.json holds them
+             for k, v in given.items() if v is not None}  # fmt: skip
     if given.get("init_model") is not None:
         given["init_model"] = str(Path(given["init_model"]).resolve())
     path = Path(run) / LOOP_FILE
     if path.exists():
-        held = json.loads(path.read_text())["config"]
+        held = json.loads(path.read_text())["config"]  # an older file: fewer settings
+        held = json.loads(json.dumps(dataclasses.asdict(LoopConfig(**held))))
         differ = {k: (held.get(k), v) for k, v in given.items() if held.get(k) != v}
         if differ:
             told = ", ".join(f"{k}: {a!r} there, {b!r} here" for k, (a, b) in differ.items())
@@ -77,14 +125,21 @@ def load_config(run: Path, given: dict[str, Any]) -> LoopConfig:
 
 
 def teacher_spec(config: LoopConfig, network: str | None) -> str:
-    """The search over ``network`` (None: the shipped network, averaged with the heuristic)."""
+    """The search over ``network`` (None: tile game, the shipped network averaged with the
+    heuristic; card game, the heuristic)."""
+    if config.game == "cardcassonne":
+        search = f"search={config.worlds}:{config.candidates}"
+        return f"pretrained:{search}@{network}" if network else f"heuristic:{search}"
     spec = f"pretrained:search={config.candidates}:{config.samples}"
     return f"{spec}@{network}" if network else spec
 
 
-def network_spec(network: str | None) -> str:
-    """How the gate plays a network: its file (``policy:``) or the shipped ``pretrained``."""
-    return f"policy:{network}" if network else "pretrained"
+def network_spec(network: str | None, game: str = "carcassonne") -> str:
+    """How the gate plays a network: its file (``policy:``), else what the first teacher
+    searched (tile game: the shipped ``pretrained``; card game: the ``heuristic``)."""
+    if network:
+        return f"policy:{network}"
+    return "heuristic" if game == "cardcassonne" else "pretrained"
 
 
 def teacher_weight(network: str | None) -> float | None:
@@ -99,19 +154,13 @@ def teacher_weight(network: str | None) -> float | None:
 
 
 def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
-         on_epoch: Callable[[int, dict], None] | None) -> dict:  # fmt: skip
-    """Fine-tune the teacher's network on ``folder/teacher`` into ``folder/network.npz``."""
-    from carcassonne_rl.agents.pretrained import pretrained_path
-    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
-
-    from .finetune import finetune
+         on_epoch: Callable[[int, dict], None] | None, earlier: list[Path]) -> dict:  # fmt: skip
+    """Fit on ``folder/teacher`` into ``folder/network.npz``: the tile game fine-tunes the
+    teacher's network on this iteration's games; the card game fits its search-value network
+    (from the teacher's, else from random weights) on them and the ``earlier`` iterations'
+    teacher folders."""
     from .positions import load_positions
 
-    weight = teacher_weight(network)
-    if config.target == "blend" and weight is None:
-        raise ValueError("target blend needs a teacher averaged with the heuristic; "
-                         f"{network} plays alone")  # fmt: skip
-    data = load_positions(folder / "teacher")
     lines: list[str] = []
 
     def epoch_done(epoch: int, report: dict) -> None:
@@ -119,16 +168,39 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
         if on_epoch is not None:
             on_epoch(epoch, report)
 
-    net, report = finetune(
-        data, network or pretrained_path("carcassonne"), config.epochs,
-        learning_rate=config.learning_rate, batch_size=config.batch_size,
-        validation=config.validation, anchor_weight=config.anchor_weight,
-        target_kind=config.target, weight=weight or PRETRAINED_2P_WEIGHT, seed=seed,
-        on_epoch=epoch_done,
-    )  # fmt: skip
+    if config.game == "cardcassonne":
+        from .card_fit import fit_card_net
+
+        data = load_positions(folder / "teacher", *earlier)
+        net, report = fit_card_net(
+            data, init_model=network, epochs=config.epochs,
+            learning_rate=config.learning_rate, batch_size=config.batch_size,
+            validation=config.validation, seed=seed, on_epoch=epoch_done,
+        )  # fmt: skip
+        done = {"rows": report["train_rows"], "decisions": int(len(set(data["decision"]))),
+                "games": int(data["files"])}  # fmt: skip
+    else:
+        from carcassonne_rl.agents.pretrained import pretrained_path
+        from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+
+        from .finetune import finetune
+
+        weight = teacher_weight(network)
+        if config.target == "blend" and weight is None:
+            raise ValueError("target blend needs a teacher averaged with the heuristic; "
+                             f"{network} plays alone")  # fmt: skip
+        data = load_positions(folder / "teacher")
+        net, report = finetune(
+            data, network or pretrained_path("carcassonne"), config.epochs,
+            learning_rate=config.learning_rate, batch_size=config.batch_size,
+            validation=config.validation, anchor_weight=config.anchor_weight,
+            target_kind=config.target, weight=weight or PRETRAINED_2P_WEIGHT, seed=seed,
+            on_epoch=epoch_done,
+        )  # fmt: skip
+        done = {"rows": report["train_rows"], "placements": int(len(set(data["decision"])))}
     atomic_write_text(folder / "fit_log.jsonl", "\n".join(lines) + "\n")
     net.save(folder / "network.npz")  # last: the fit is done when the network is there
-    return {"rows": report["train_rows"], "placements": int(len(set(data["decision"])))}
+    return done
 
 
 def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
@@ -140,8 +212,8 @@ def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
     from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
     from carcassonne_rl.arena.ratings import entry_stats
 
-    specs = [network_spec(candidate), network_spec(best)]
-    jobs = schedule(Setup(), specs, config.gate_deals, duplicate=True,
+    specs = [network_spec(candidate, config.game), network_spec(best, config.game)]
+    jobs = schedule(Setup(game=config.game, players=2), specs, config.gate_deals, duplicate=True,
                     seed=seeds.expert_gate_seed(config.seed))  # fmt: skip
     results = run_jobs(jobs, workers=workers, progress=False, address=address)
     label = entry_labels(specs)[0]
@@ -190,16 +262,23 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
         seconds = dict(entry.get("seconds", {}))
         seed = seeds.expert_loop_seed(config.seed, k)
         t0 = time.perf_counter()
-        played = collect(folder / "teacher", config.games, entry["teacher"], seed, workers,
-                         config.keep, on_game, address, config.placements)  # fmt: skip
+        if config.game == "cardcassonne":  # keep: not the card game's (collect records it)
+            played = collect(folder / "teacher", config.games, entry["teacher"], seed, workers,
+                             8, on_game, address, config.placements, game=config.game,
+                             tables=tuple(config.tables))  # fmt: skip
+        else:
+            played = collect(folder / "teacher", config.games, entry["teacher"], seed, workers,
+                             config.keep, on_game, address, config.placements)  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0
             entry["teacher_games_timed"] = played
         candidate = str(folder / "network.npz")
         if not Path(candidate).exists():
             t0 = time.perf_counter()
+            earlier = [run / f"iteration_{i}" / "teacher" for i in range(k)]
             entry.update(_fit(folder, config, best, seed,
-                              lambda e, r, k=k: emit({"iteration": k, "fit": r})))  # fmt: skip
+                              lambda e, r, k=k: emit({"iteration": k, "fit": r}),
+                              earlier))  # fmt: skip
             seconds["fit"] = time.perf_counter() - t0
         gate_file = folder / "gate.json"
         if gate_file.exists():
