@@ -43,7 +43,9 @@ def add_expert_loop_parser(sub) -> None:
                    help="iterations the run is to have (default: 1)")  # fmt: skip
     p.add_argument("--game", choices=GAMES,
                    help="the game (default: carcassonne, the tile game)")  # fmt: skip
-    p.add_argument("--games", type=_positive(int), help="teacher games per iteration (300)")
+    p.add_argument("--games", type=game_counts,
+                   help="teacher games per iteration (300); N1,N2,...: iteration 0 plays N1, "
+                        "iteration 1 N2, ..., the last count the iterations after")  # fmt: skip
     p.add_argument("--candidates", type=_positive(int),
                    help="the search's K: options searched (tile: pretrained:search=K:S; "
                         "card: search=W:K; 3)")  # fmt: skip
@@ -84,6 +86,19 @@ def add_expert_loop_parser(sub) -> None:
                    help="play teacher and gate games on this Ray cluster (default: "
                         "RAY_ADDRESS, else --workers processes); the fit runs here")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no line per teacher game")
+
+
+def game_counts(text: str) -> int | tuple[int, ...]:
+    """``300`` -> 300; ``418,120`` -> (418, 120): teacher games per iteration, each >= 1."""
+    try:
+        counts = tuple(int(t) for t in text.split(","))
+        if not counts or min(counts) < 1:
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of games (>= 1) or one per iteration like 400,200, got {text!r}"
+        ) from None
+    return counts[0] if len(counts) == 1 else counts
 
 
 def run_expert_loop(args: argparse.Namespace) -> int:

@@ -141,7 +141,7 @@ def test_a_cut_loop_goes_on_to_the_same_networks(tmp_path) -> None:
 
 
 #: the card game: 2-player tables, 3 recorded decisions a game, search=2:2, 1 epoch, 1 deal
-CARD = ["--game", "cardcassonne", "--games", "2", "--placements", "3", "--tables", "2",
+CARD = ["--game", "cardcassonne", "--games", "2,1", "--placements", "3", "--tables", "2",
         "--worlds", "2", "--candidates", "2", "--epochs", "1", "--validation", "0",
         "--gate-deals", "1", "--gate-threshold", "0", "--no-progress"]  # fmt: skip
 
@@ -175,7 +175,9 @@ def test_a_card_loop_fits_on_every_iteration_so_far(tmp_path, capsys) -> None:
     own, before = (_searched_rows(run / f"iteration_{k}" / "teacher") for k in (1, 0))
     fit = [json.loads(line) for line in (net1.parent / "fit_log.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in fit] == [0, 1] and before > 0
-    assert fit[-1]["train_rows"] == own + before == second["rows"] and second["games"] == 4
+    assert fit[-1]["train_rows"] == own + before == second["rows"] and second["games"] == 3
+    assert summary["config"]["games"] == [2, 1]  # iteration 0 played 2 games, iteration 1 one
+    assert len(list((run / "iteration_1" / "teacher").glob("game_*.npz"))) == 1
     assert load_card_net(net0).meta["expert_iteration"]["init_model"] is None
     assert load_card_net(net1).meta["expert_iteration"]["init_model"] == "network.npz"
     for k, against in ((0, "heuristic"), (1, f"policy:{net0}")):

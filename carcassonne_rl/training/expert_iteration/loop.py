@@ -47,7 +47,7 @@ class LoopConfig:
     """The settings of a loop (recorded in ``loop.json``; a run keeps them). Those left
     None take their game's default (:data:`DEFAULTS`); the other game's stay None."""
 
-    games: int = 300  # teacher games per iteration
+    games: int | tuple[int, ...] = 300  # teacher games per iteration (the last: the next ones')
     candidates: int | None = None  # the search's K (tile: search=K:S; card: search=W:K)
     samples: int | None = None  # the tile search's S (2)
     keep: int | None = None  # tile: options stored per placement (8)
@@ -90,7 +90,9 @@ class LoopConfig:
                 raise ValueError("tables needs one table size or more")
             for n in self.tables:
                 check_players(self.game, n)
-        if self.games < 1 or self.candidates < 1 or self.epochs < 1:
+        if not isinstance(self.games, int):
+            object.__setattr__(self, "games", tuple(self.games))
+        if min(self.games_per_iteration()) < 1 or self.candidates < 1 or self.epochs < 1:
             raise ValueError("a loop needs games >= 1, candidates >= 1, epochs >= 1")
         if (self.samples is not None and self.samples < 0) or (
                 self.worlds is not None and self.worlds < 1):  # fmt: skip
@@ -101,6 +103,15 @@ class LoopConfig:
             raise ValueError(f"anchor weight must be in [0, 1], got {self.anchor_weight}")
         if self.target not in ("search", "blend"):
             raise ValueError(f"target must be search or blend, got {self.target!r}")
+
+    def games_per_iteration(self) -> tuple[int, ...]:
+        """The teacher games of iterations 0, 1, ... (the last count holds for the rest)."""
+        return (self.games,) if isinstance(self.games, int) else self.games
+
+    def games_at(self, iteration: int) -> int:
+        """The teacher games of iteration ``iteration``."""
+        counts = self.games_per_iteration()
+        return counts[min(iteration, len(counts) - 1)]
 
 
 def load_config(run: Path, given: dict[str, Any]) -> LoopConfig:
@@ -159,7 +170,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
     teacher's network on this iteration's games; the card game fits its search-value network
     (from the teacher's, else from random weights) on them and the ``earlier`` iterations'
     teacher folders."""
-    from .positions import load_positions
+    from .positions import game_files, load_games
 
     lines: list[str] = []
 
@@ -171,7 +182,10 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
     if config.game == "cardcassonne":
         from .card_fit import fit_card_net
 
-        data = load_positions(folder / "teacher", *earlier)
+        files = game_files(folder / "teacher", config.games_at(len(earlier)), seed)
+        for i, other in enumerate(earlier):
+            files += game_files(other, config.games_at(i), seeds.expert_loop_seed(config.seed, i))
+        data = load_games(files)
         net, report = fit_card_net(
             data, init_model=network, epochs=config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
@@ -189,7 +203,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
         if config.target == "blend" and weight is None:
             raise ValueError("target blend needs a teacher averaged with the heuristic; "
                              f"{network} plays alone")  # fmt: skip
-        data = load_positions(folder / "teacher")
+        data = load_games(game_files(folder / "teacher", config.games_at(len(earlier)), seed))
         net, report = finetune(
             data, network or pretrained_path("carcassonne"), config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
@@ -263,12 +277,12 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
         seed = seeds.expert_loop_seed(config.seed, k)
         t0 = time.perf_counter()
         if config.game == "cardcassonne":  # keep: not the card game's (collect records it)
-            played = collect(folder / "teacher", config.games, entry["teacher"], seed, workers,
-                             8, on_game, address, config.placements, game=config.game,
+            played = collect(folder / "teacher", config.games_at(k), entry["teacher"], seed,
+                             workers, 8, on_game, address, config.placements, game=config.game,
                              tables=tuple(config.tables))  # fmt: skip
         else:
-            played = collect(folder / "teacher", config.games, entry["teacher"], seed, workers,
-                             config.keep, on_game, address, config.placements)  # fmt: skip
+            played = collect(folder / "teacher", config.games_at(k), entry["teacher"], seed,
+                             workers, config.keep, on_game, address, config.placements)  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0
             entry["teacher_games_timed"] = played

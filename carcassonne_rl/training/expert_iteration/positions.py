@@ -209,6 +209,17 @@ def _collect_remote(todo: list[TeacherJob], address: str) -> Iterator[str]:
             yield todo[index][-1]
 
 
+def game_files(folder: Path, games: int, seed: int) -> list[Path]:
+    """The files of teacher games ``0 .. games - 1`` of ``seed`` in ``folder`` (each must be
+    there)."""
+    files = [Path(folder) / f"game_{teacher_deal(seed, g)}.npz" for g in range(games)]
+    missing = [f.name for f in files if not f.exists()]
+    if missing:
+        raise ValueError(f"{folder}: {len(missing)} of its {games} teacher games are missing "
+                         f"(first: {missing[0]})")  # fmt: skip
+    return files
+
+
 def load_positions(folder: Path, *more: Path) -> dict[str, Any]:
     """Every game's rows of ``folder`` (and of the folders ``more``) concatenated, with
     ``game`` (the file's number) and ``decision`` made unique across games."""
@@ -218,6 +229,11 @@ def load_positions(folder: Path, *more: Path) -> dict[str, Any]:
         if not found:
             raise ValueError(f"no teacher games (game_*.npz) in {f}")
         files += found
+    return load_games(files)
+
+
+def load_games(files: list[Path]) -> dict[str, Any]:
+    """The rows of the teacher games ``files`` concatenated (see :func:`load_positions`)."""
     parts: dict[str, list] = {k: [] for k in (*ROW_FIELDS, "game")}
     offset = 0
     for number, path in enumerate(files):
