@@ -248,3 +248,11 @@ def test_every_shipped_model_file_is_described_and_loads() -> None:
     s = new_game(GameConfig(seed=3))
     code = agent.act(s, 0)
     assert code in set(int(c) for c in s.legal_action_codes())
+    # the card game: pretrained is the search-value network, the PPO policy plays by its name
+    from carcassonne_rl.agents.card.policy_net import CardNetAgent
+    from carcassonne_rl.agents.card.value import CardSearchValueAgent
+
+    assert info["cardcassonne"]["file"] == "cardcassonne_expert.npz"
+    assert isinstance(make_agent("pretrained", "cardcassonne"), CardSearchValueAgent)
+    assert info["cardcassonne_ppo"]["file"] == "cardcassonne_2p.npz"
+    assert isinstance(make_agent("policy:cardcassonne_2p.npz", "cardcassonne"), CardNetAgent)
