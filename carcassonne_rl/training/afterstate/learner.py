@@ -54,10 +54,7 @@ def torch_net(config: AfterstateConfig):
 
 def export(model, config: AfterstateConfig) -> MLP:
     """The numpy network (the model file's content) of a torch model."""
-    from torch import nn
-
-    linear = [m for m in model if isinstance(m, nn.Linear)]
-    layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
+    layers = numpy_layers(model)
     meta = {
         "kind": model_kind(config),
         "game": config.game,
@@ -72,12 +69,30 @@ def export(model, config: AfterstateConfig) -> MLP:
     return MLP(layers, meta)
 
 
+def copy_weights(model, net: MLP) -> None:
+    """Set the torch ``model``'s linear layers to the numpy network ``net``'s weights."""
+    import torch
+    from torch import nn
+
+    linear = [m for m in model if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for m, (w, b) in zip(linear, net.layers, strict=True):
+            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+            m.bias.copy_(torch.from_numpy(np.asarray(b)))
+
+
+def numpy_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The torch ``model``'s linear layers as (weights, bias) numpy pairs (an MLP's)."""
+    from torch import nn
+
+    linear = [m for m in model if isinstance(m, nn.Linear)]
+    return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
+
+
 def load_weights(model, config: AfterstateConfig) -> None:
     """Set the torch ``model``'s weights to those of the model file ``config.init_model``;
     ``ValueError`` (naming what differs) unless it is a value network of the config's
     features, layer widths and value scale."""
-    import torch
-    from torch import nn
 
     path = Path(config.init_model)
     if not path.is_file():
@@ -99,11 +114,7 @@ def load_weights(model, config: AfterstateConfig) -> None:
     if float(net.meta.get("value_scale", config.value_scale)) != config.value_scale:
         raise ValueError(f"init_model {str(path)!r} was trained with value_scale "
                          f"{net.meta['value_scale']}, the config {config.value_scale}")  # fmt: skip
-    linear = [m for m in model if isinstance(m, nn.Linear)]
-    with torch.no_grad():
-        for m, (w, b) in zip(linear, net.layers, strict=True):
-            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
-            m.bias.copy_(torch.from_numpy(np.asarray(b)))
+    copy_weights(model, net)
 
 
 class Learner:

@@ -29,6 +29,7 @@ from carcassonne_rl.agents.card.value import (
     load_card_net,
 )
 from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.training.afterstate.learner import copy_weights, numpy_layers
 
 from .finetune import agreement, split_games
 
@@ -48,19 +49,13 @@ def _torch_net(hidden: tuple[int, ...], seed: int):
 
 
 def _load_into(model, path: str | Path, hidden: tuple[int, ...]) -> None:
-    import torch
-    from torch import nn
-
+    """Start ``model`` from the search-value network in ``path`` (its layer widths)."""
     net = load_card_net(path)
     widths = tuple(w.shape[1] for w, _ in net.layers[:-1])
     if widths != tuple(hidden):
         raise ValueError(f"init model {path} has hidden layers {list(widths)}, not "
                          f"{list(hidden)}")  # fmt: skip
-    linear = [m for m in model if isinstance(m, nn.Linear)]
-    with torch.no_grad():
-        for m, (w, b) in zip(linear, net.layers, strict=True):
-            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
-            m.bias.copy_(torch.from_numpy(b))
+    copy_weights(model, net)
 
 
 def _decision_groups(decision: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
@@ -92,11 +87,7 @@ def _centred_mse(values: np.ndarray, target: np.ndarray, decision: np.ndarray,
 
 def export_card_net(model, meta: dict) -> MLP:
     """The numpy network (the model file's content) of a torch model."""
-    from torch import nn
-
-    linear = [m for m in model if isinstance(m, nn.Linear)]
-    layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
-    return MLP(layers, {"kind": CARD_SEARCH_VALUE_KIND, "game": "cardcassonne",
+    return MLP(numpy_layers(model), {"kind": CARD_SEARCH_VALUE_KIND, "game": "cardcassonne",
                         "features": NUM_SEARCH_INPUTS, "margin_scale": MARGIN_SCALE,
                         "output": "linear", **meta})  # fmt: skip
 
