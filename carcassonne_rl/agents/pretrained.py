@@ -96,19 +96,15 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=W[:K]][@PATH]`` (card game): ``heuristic:search`` with the shipped
     search-value network (or the one of ``@PATH``) as the base policy: it ranks the
     candidates and plays every seat of the rollouts (``card.search``; default ``8:3``)."""
-    from carcassonne_rl.agents.card.search import CardSearchAgent
+    from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
     network = params[-1][1:] if params[-1].startswith("@") else None
     params = params[:-1] if network is not None else params
     spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
-    head, sep, value = params[0].partition("=")
     try:
-        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
-            raise ValueError
-        worlds = int(value) if sep else 8
-        candidates = int(params[1]) if len(params) == 2 else 3
-        if worlds < 1 or candidates < 1 or (network is not None and not network.strip()):
+        worlds, candidates = parse_search(params)
+        if network is not None and not network.strip():
             raise ValueError
     except ValueError:
         raise ValueError(

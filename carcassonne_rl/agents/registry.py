@@ -178,21 +178,16 @@ def _heuristic_search(params: list[str], game: str, seed: int | None) -> Agent:
     spec = _spec("heuristic", params)
     if game != "cardcassonne":
         raise ValueError("heuristic:search exists for the card game (cardcassonne) only")
-    head, sep, value = params[0].partition("=")
+    from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
+
     try:
-        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
-            raise ValueError
-        worlds = int(value) if sep else 8
-        candidates = int(params[1]) if len(params) == 2 else 3
-        if worlds < 1 or candidates < 1:
-            raise ValueError
+        worlds, candidates = parse_search(params)
     except ValueError:
         raise ValueError(
             f"bad spec {spec!r}: expected heuristic:search, heuristic:search=W or "
             "heuristic:search=W:K (W >= 1 sampled worlds, K >= 1 candidates searched)"
         ) from None
     from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
-    from carcassonne_rl.agents.card.search import CardSearchAgent
 
     return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates=candidates)
 

@@ -27,6 +27,19 @@ from carcassonne_rl.games.cardcassonne import determinize
 BaseFactory = Callable[[int | None], Agent]
 
 
+def parse_search(params: list[str]) -> tuple[int, int]:
+    """``(W, K)`` of a card search spec's parameters ``["search[=W]", "K"?]`` (defaults 8
+    and 3); a bare ``ValueError`` when they are malformed (the caller names the spec)."""
+    head, sep, value = params[0].partition("=")
+    if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
+        raise ValueError
+    worlds = int(value) if sep else 8
+    candidates = int(params[1]) if len(params) == 2 else 3
+    if worlds < 1 or candidates < 1:
+        raise ValueError
+    return worlds, candidates
+
+
 def margin(s: Any, p: int) -> float:
     """Seat ``p``'s standing minus the best other standing in ``s``."""
     v = [standing(s, q) for q in range(s.n)]
@@ -107,4 +120,4 @@ class CardSearchAgent(ViewAgent):
         return next(c for c in ranked if self.last_values[c] >= best - 1e-9)
 
 
-__all__ = ["BaseFactory", "CardSearchAgent", "margin"]
+__all__ = ["BaseFactory", "CardSearchAgent", "margin", "parse_search"]
