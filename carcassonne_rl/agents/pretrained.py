@@ -93,9 +93,9 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 
 
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
-    """``pretrained:search[=W[:K]][@PATH]`` (card game): ``heuristic:search`` with the shipped
+    """``pretrained:search[=W[:K[:H]]][@PATH]`` (card game): ``heuristic:search`` with the shipped
     search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3``)."""
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1``)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
@@ -103,14 +103,15 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     params = params[:-1] if network is not None else params
     spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
     try:
-        worlds, candidates = parse_search(params)
+        worlds, candidates, horizon = parse_search(params)
         if network is not None and not network.strip():
             raise ValueError
     except ValueError:
         raise ValueError(
-            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W or "
-            "pretrained:search=W:K (W >= 1 sampled worlds, K >= 1 candidates searched), "
-            "optionally followed by @PATH (a card search-value network)"
+            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W, "
+            "pretrained:search=W:K or pretrained:search=W:K:H (W >= 1 sampled worlds, K >= 1 "
+            "candidates searched, H >= 1 rounds played on), optionally followed by @PATH (a "
+            "card search-value network)"
         ) from None
     path = shipped_or_given(network) if network is not None else pretrained_path("cardcassonne")
     if not path.is_file():
@@ -119,7 +120,8 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
         net = load_card_net(path)
     except ModelFileError as err:
         raise ValueError(f"bad spec {spec!r}: {err}") from None
-    return CardSearchAgent(lambda s: CardSearchValueAgent(net, s), worlds, seed, candidates)
+    return CardSearchAgent(lambda s: CardSearchValueAgent(net, s), worlds, seed, candidates,
+                           horizon)  # fmt: skip
 
 
 def shipped_or_given(path: str) -> Path:

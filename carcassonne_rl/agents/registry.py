@@ -172,24 +172,25 @@ def _heuristic(params: list[str], game: str, seed: int | None) -> Agent:
 
 
 def _heuristic_search(params: list[str], game: str, seed: int | None) -> Agent:
-    """``heuristic:search[=W[:K]]``: card game, rollouts of ``heuristic`` in every seat over
-    ``W`` worlds drawn from the seat's view for its ``K`` best candidates (see
-    ``card.search``; default ``search=8:3``)."""
+    """``heuristic:search[=W[:K[:H]]]``: card game, rollouts of ``heuristic`` in every seat
+    over ``W`` worlds drawn from the seat's view for its ``K`` best candidates, ``H`` rounds
+    on (see ``card.search``; default ``search=8:3:1``)."""
     spec = _spec("heuristic", params)
     if game != "cardcassonne":
         raise ValueError("heuristic:search exists for the card game (cardcassonne) only")
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
 
     try:
-        worlds, candidates = parse_search(params)
+        worlds, candidates, horizon = parse_search(params)
     except ValueError:
         raise ValueError(
-            f"bad spec {spec!r}: expected heuristic:search, heuristic:search=W or "
-            "heuristic:search=W:K (W >= 1 sampled worlds, K >= 1 candidates searched)"
+            f"bad spec {spec!r}: expected heuristic:search, heuristic:search=W, "
+            "heuristic:search=W:K or heuristic:search=W:K:H (W >= 1 sampled worlds, K >= 1 "
+            "candidates searched, H >= 1 rounds played on)"
         ) from None
     from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 
-    return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates=candidates)
+    return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates, horizon)
 
 
 def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:

@@ -82,24 +82,27 @@ def test_every_candidate_meets_the_same_worlds() -> None:
             assert {w for c, w in agent.rollouts if c == code} == worlds
 
 
-def test_values_are_mean_margins_of_heuristic_play_to_the_round_end() -> None:
+@pytest.mark.parametrize("horizon", [1, 2])
+def test_values_are_mean_margins_of_heuristic_play_to_the_horizon(horizon: int) -> None:
     state = _turn_positions(2, 9, 1)[0]
     p = state.current_player
-    agent = CardSearchAgent(CardHeuristicAgent, 2, seed=4, candidates=2)
+    spec = "heuristic:search=2:2" + ("" if horizon == 1 else f":{horizon}")
+    agent = make_agent(spec, "cardcassonne", seed=4)
     agent.act(state, p)
     rng = random.Random(4)  # the agent's draws: 2 worlds, then a seed per world
     worlds = [determinize(view(state, p), p, rng) for _ in range(2)]
     seeds = [rng.randrange(1 << 30) for _ in worlds]
+    assert len(agent.last_values) == 2
     for code, value in agent.last_values.items():
         margins = []
         for world, seed in zip(worlds, seeds, strict=True):
             s = world.clone()
             s.apply_code(code)
             players = [CardHeuristicAgent(seed * 8 + q) for q in range(2)]
-            start = s.round
-            while not s.is_over and (s.round == start or s.phase != "turn"):
+            stop = s.round + horizon
+            while not s.is_over and (s.round < stop or s.phase != "turn"):
                 s.apply_code(players[s.current_player].act(s, s.current_player))
-            assert s.is_over or (s.round == start + 1 and s.played == [0, 0])
+            assert s.is_over or (s.round == stop and s.played == [0, 0])
             margins.append(standing(s, p) - standing(s, 1 - p))
         assert value == pytest.approx(sum(margins) / 2)
 
@@ -116,10 +119,10 @@ def test_a_seeded_search_reproduces_and_other_seeds_draw_other_worlds() -> None:
 @pytest.mark.parametrize(
     "spec",
     ["heuristic:search=0", "heuristic:search=x", "heuristic:searchy", "heuristic:search:3",
-     "heuristic:search=2:0", "heuristic:search=2:3:4"],
+     "heuristic:search=2:0", "heuristic:search=2:3:0", "heuristic:search=2:3:1:1"],
 )  # fmt: skip
 def test_bad_specs_give_one_message(spec: str) -> None:
-    with pytest.raises(ValueError, match=r"expected heuristic:search, heuristic:search=W or"):
+    with pytest.raises(ValueError, match=r"expected heuristic:search, heuristic:search=W,"):
         make_agent(spec, "cardcassonne")
 
 

@@ -219,3 +219,39 @@ def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
     run.mkdir()
     (run / "loop.json").write_text(json.dumps({"config": old, "iterations": []}))
     assert load_config(run, {"game": "carcassonne", "samples": 0}) == CONFIG
+
+
+def test_the_iteration_curve_plays_every_network_alone_and_searched(tmp_path, capsys) -> None:
+    """benchmarks/expert_loop_curve.py: one row per (network, player, opponent), each the
+    arena's own result for that spec on the same deals."""
+    import importlib.util
+    from pathlib import Path
+
+    run = (tmp_path / "run").resolve()
+    main(["expert-loop", str(run), *TINY, "--gate-threshold", "0", "--no-progress"])
+    capsys.readouterr()
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "expert_loop_curve.py"
+    spec = importlib.util.spec_from_file_location("expert_loop_curve", path)
+    curve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curve)
+    png, table = tmp_path / "curve.png", tmp_path / "curve.md"
+    argv = [str(run), "--opponents", "greedy", "--deals", "1", "--search", "--seed", "5"]
+    assert curve.main([*argv, "--plot", str(png), "--table", str(table)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    net = run / "iteration_0" / "network.npz"
+    assert [(r["iteration"], r["player"], r["spec"]) for r in rows] == [
+        (0, "network", f"policy:{net}"),
+        (0, "search", f"pretrained:search=1:0@{net}"),
+    ]
+    assert all(r["games"] == 2 and r["opponent"] == "greedy" and r["accepted"] for r in rows)
+    for r in rows:  # the same games as the arena's for that spec
+        out = tmp_path / r["player"]
+        assert main(["arena", "--agents", r["spec"], "--opponents", "greedy", "--games", "1",
+                     "--seed", "5", "--no-progress", "--out", str(out)]) == 0  # fmt: skip
+        arena = json.loads((out / "arena.json").read_text())
+        stats = arena["entries"][r["spec"]]
+        assert stats["mean_margin"] == pytest.approx(r["mean_margin"])
+    assert png.stat().st_size > 10_000 and table.read_text().count("| 0 | accepted |") == 2
+    with pytest.raises(SystemExit):  # not a loop folder: one argparse message
+        curve.main([str(tmp_path), "--deals", "1"])
+    assert "has no loop.json" in capsys.readouterr().err

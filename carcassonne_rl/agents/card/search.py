@@ -8,7 +8,9 @@ game played on by the base policy in every seat, each seat's base agent deciding
 view of that world (a :class:`ViewAgent` reads nothing else), to the start of the round
 ``horizon`` rounds on (rows are scored at a round's end) or the game's end. A world is valued
 by the seat's standing margin (score + building value collected, own minus the best other);
-the candidate with the best mean wins (ties: the base policy's order). Before the search the
+the candidate with the best mean wins (ties: the base policy's order). The spec
+``search=W:K:H`` sets the horizon (default 1: the rest of the round; a longer one plays
+further with the base policy, which measured weaker, see the docs). Before the search the
 candidates are pruned to the base policy's ``candidates`` best when it ranks them
 (``scored(view, legal)``, as :class:`CardHeuristicAgent` does). Every other decision (setup
 joker, scoring choices) is the base policy's. The agent decides from its view only.
@@ -27,17 +29,19 @@ from carcassonne_rl.games.cardcassonne import determinize
 BaseFactory = Callable[[int | None], Agent]
 
 
-def parse_search(params: list[str]) -> tuple[int, int]:
-    """``(W, K)`` of a card search spec's parameters ``["search[=W]", "K"?]`` (defaults 8
-    and 3); a bare ``ValueError`` when they are malformed (the caller names the spec)."""
+def parse_search(params: list[str]) -> tuple[int, int, int]:
+    """``(W, K, H)`` of a card search spec's parameters ``["search[=W]", "K"?, "H"?]``
+    (defaults 8, 3 and 1); a bare ``ValueError`` when they are malformed (the caller names
+    the spec)."""
     head, sep, value = params[0].partition("=")
-    if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
+    if head != "search" or len(params) > 3 or (len(params) >= 2 and not sep):
         raise ValueError
     worlds = int(value) if sep else 8
-    candidates = int(params[1]) if len(params) == 2 else 3
-    if worlds < 1 or candidates < 1:
+    candidates = int(params[1]) if len(params) >= 2 else 3
+    horizon = int(params[2]) if len(params) == 3 else 1
+    if worlds < 1 or candidates < 1 or horizon < 1:
         raise ValueError
-    return worlds, candidates
+    return worlds, candidates, horizon
 
 
 def margin(s: Any, p: int) -> float:

@@ -1,0 +1,148 @@
+"""The iteration curve of an expert-iteration loop: every iteration's network, alone and
+searched, against fixed opponents on the same deals.
+
+    python benchmarks/expert_loop_curve.py runs/tile_loop --opponents greedy,pretrained \
+        --deals 100 --plot curve.png --table curve.md
+    python benchmarks/expert_loop_curve.py runs/card_loop --opponents heuristic --search
+
+Reads ``RUN/loop.json`` (written by ``carcassonne-rl expert-loop``). The entries are the
+network the loop started from (``--init-model``; none for a card loop, which starts from the
+heuristic) and each iteration's fitted network, accepted by its gate or not; each plays as
+``policy:PATH`` (alone) and, with ``--search``, as the loop's own search over it (tile:
+``pretrained:search=K:S@PATH``, card: ``pretrained:search=W:K@PATH``). Every entry plays
+``--deals`` 2-player deals against each opponent, each deal from both seats, the same deals
+for every entry (``--seed``). One JSON line per (entry, opponent): ``{"benchmark":
+"expert_loop_curve", "iteration", "accepted", "player", "spec", "opponent", "games",
+"win_rate", "win_rate_ci95", "mean_margin", "ms_per_decision"}``; ``--plot`` draws the win
+rates against the iteration, ``--table`` writes them as a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from carcassonne_rl.arena.match import Setup, run_jobs, schedule
+from carcassonne_rl.arena.ratings import entry_stats
+
+
+def entries(run: Path, search: bool) -> list[dict]:
+    """``{"iteration", "accepted", "player", "spec"}`` of every network of the loop in
+    ``run`` (iteration -1: the network it started from), alone and (``search``) searched."""
+    loop = json.loads((run / "loop.json").read_text())
+    config = loop["config"]
+    card = config.get("game") == "cardcassonne"
+    k = config.get("candidates") or 3
+    searched = (f"search={config.get('worlds') or 8}:{k}" if card
+                else f"search={k}:{config.get('samples', 2)}")  # fmt: skip
+    nets = [(-1, True, config["init_model"])] if config.get("init_model") else []
+    nets += [(it["iteration"], bool(it["accepted"]), it["candidate"]) for it in loop["iterations"]
+             if it.get("candidate")]  # fmt: skip
+    out = []
+    for iteration, accepted, path in nets:
+        out.append({"iteration": iteration, "accepted": accepted, "player": "network",
+                    "spec": f"policy:{path}"})  # fmt: skip
+        if search:
+            out.append({"iteration": iteration, "accepted": accepted, "player": "search",
+                        "spec": f"pretrained:{searched}@{path}"})  # fmt: skip
+    return out
+
+
+def measure(game: str, entry: dict, opponent: str, deals: int, seed: int, workers: int) -> dict:
+    """One row: ``entry`` against ``opponent`` on ``deals`` deals, both seats."""
+    specs = [entry["spec"], opponent]
+    jobs = schedule(Setup(game, 2), specs, deals, duplicate=True, seed=seed)
+    stats = entry_stats(run_jobs(jobs, workers=workers, progress=False), specs)[entry["spec"]]
+    return {"benchmark": "expert_loop_curve", **entry, "opponent": opponent,
+            "games": stats["games"], "win_rate": stats["win_rate"],
+            "win_rate_ci95": stats["win_rate_ci95"], "mean_margin": stats["mean_margin"],
+            "ms_per_decision": stats["ms_per_decision"]}  # fmt: skip
+
+
+def label(iteration: int) -> str:
+    return "start" if iteration < 0 else str(iteration)
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| iteration | gate | player | opponent | games | win rate [95% CI] | mean margin "
+             "| ms/decision |", "|---|---|---|---|---:|---|---:|---:|"]  # fmt: skip
+    for r in rows:
+        lo, hi = r["win_rate_ci95"]
+        gate = "-" if r["iteration"] < 0 else ("accepted" if r["accepted"] else "rejected")
+        lines.append(f"| {label(r['iteration'])} | {gate} | {r['player']} | {r['opponent']} | "
+                     f"{r['games']} | {100 * r['win_rate']:.1f}% [{100 * lo:.1f}-{100 * hi:.1f}] "
+                     f"| {r['mean_margin']:+.1f} | {r['ms_per_decision']:.1f} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    lines = sorted({(r["player"], r["opponent"]) for r in rows})
+    for n, (player, opponent) in enumerate(lines):
+        line = [r for r in rows if r["player"] == player and r["opponent"] == opponent]
+        shift = 0.04 * (n - (len(lines) - 1) / 2)  # side by side, not on top of each other
+        x = [r["iteration"] + shift for r in line]
+        y = [100 * r["win_rate"] for r in line]
+        err = [[100 * (r["win_rate"] - r["win_rate_ci95"][0]) for r in line],
+               [100 * (r["win_rate_ci95"][1] - r["win_rate"]) for r in line]]  # fmt: skip
+        bars = ax.errorbar(x, y, yerr=err, marker="o", capsize=3,
+                           linestyle="-" if player == "network" else "--",
+                           label=f"{player} vs {opponent}")  # fmt: skip
+        rejected = [r for r in line if not r["accepted"]]
+        ax.scatter([r["iteration"] + shift for r in rejected],
+                   [100 * r["win_rate"] for r in rejected],
+                   s=90, facecolors="none", edgecolors=bars[0].get_color())  # fmt: skip
+    ticks = sorted({r["iteration"] for r in rows})
+    ax.set_xticks(ticks, [label(t) for t in ticks])
+    ax.axhline(50, color="grey", linewidth=0.8)
+    ax.set_xlabel("iteration (start: the network the loop began from; circled: rejected)")
+    ax.set_ylabel("win rate (%)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path, help="an expert-loop run folder (RUN/loop.json)")
+    parser.add_argument("--opponents", default="greedy", help="comma-separated agent specs")
+    parser.add_argument("--deals", type=int, default=100, help="deals per row, both seats")
+    parser.add_argument("--search", action="store_true", help="also the search over each")
+    parser.add_argument("--seed", type=int, default=0, help="the deals (default 0)")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--plot", type=Path, help="a PNG of the curve")
+    parser.add_argument("--table", type=Path, help="a markdown table of the rows")
+    args = parser.parse_args(argv)
+    if not (args.run / "loop.json").is_file():
+        parser.error(f"{args.run} has no loop.json: not an expert-loop run folder")
+    if args.deals < 1:
+        parser.error("--deals must be >= 1")
+    game = json.loads((args.run / "loop.json").read_text())["config"].get("game", "carcassonne")
+    rows = []
+    for entry in entries(args.run, args.search):
+        for opponent in [o.strip() for o in args.opponents.split(",") if o.strip()]:
+            try:
+                row = measure(game, entry, opponent, args.deals, args.seed, args.workers)
+            except ValueError as err:  # a bad opponent spec or network file
+                print(f"expert_loop_curve: {err}", file=sys.stderr)
+                return 2
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    if args.table:
+        args.table.write_text(markdown(rows))
+    if args.plot and rows:
+        plot(rows, args.plot, f"{args.run.name}: every iteration on {args.deals} deals x 2 seats")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
