@@ -24,8 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from carcassonne_rl.arena.match import Setup, run_jobs, schedule
-from carcassonne_rl.arena.ratings import entry_stats
+from carcassonne_rl.arena.evaluation import evaluate_spec
 
 
 def entries(run: Path, search: bool) -> list[dict]:
@@ -48,17 +47,6 @@ def entries(run: Path, search: bool) -> list[dict]:
             out.append({"iteration": iteration, "accepted": accepted, "player": "search",
                         "spec": f"pretrained:{searched}@{path}"})  # fmt: skip
     return out
-
-
-def measure(game: str, entry: dict, opponent: str, deals: int, seed: int, workers: int) -> dict:
-    """One row: ``entry`` against ``opponent`` on ``deals`` deals, both seats."""
-    specs = [entry["spec"], opponent]
-    jobs = schedule(Setup(game, 2), specs, deals, duplicate=True, seed=seed)
-    stats = entry_stats(run_jobs(jobs, workers=workers, progress=False), specs)[entry["spec"]]
-    return {"benchmark": "expert_loop_curve", **entry, "opponent": opponent,
-            "games": stats["games"], "win_rate": stats["win_rate"],
-            "win_rate_ci95": stats["win_rate_ci95"], "mean_margin": stats["mean_margin"],
-            "ms_per_decision": stats["ms_per_decision"]}  # fmt: skip
 
 
 def label(iteration: int) -> str:
@@ -128,13 +116,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--deals must be >= 1")
     game = json.loads((args.run / "loop.json").read_text())["config"].get("game", "carcassonne")
     rows = []
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     for entry in entries(args.run, args.search):
-        for opponent in [o.strip() for o in args.opponents.split(",") if o.strip()]:
-            try:
-                row = measure(game, entry, opponent, args.deals, args.seed, args.workers)
-            except ValueError as err:  # a bad opponent spec or network file
-                print(f"expert_loop_curve: {err}", file=sys.stderr)
-                return 2
+        try:
+            results = evaluate_spec(
+                entry["spec"],
+                game,
+                opponents=opponents,
+                deals=args.deals,
+                workers=args.workers,
+                progress=False,
+                seed=args.seed,
+            )
+        except ValueError as err:  # a bad opponent spec or network file
+            print(f"expert_loop_curve: {err}", file=sys.stderr)
+            return 2
+        for result in results:
+            row = {"benchmark": "expert_loop_curve", **entry, **result}
             print(json.dumps(row), flush=True)
             rows.append(row)
     if args.table:

@@ -22,13 +22,30 @@ def evaluate_model_file(
     seed: int = 7,
     address: str | None = None,
 ) -> list[dict]:
-    """One row per opponent: the model's win rate (95% CI), mean margin, games, time/move.
+    """:func:`evaluate_spec` of the model file ``path`` (played as ``policy:PATH``)."""
+    return evaluate_spec(f"policy:{Path(path)}", game, players, expansions, opponents, deals,
+                         workers, progress, seed, address)  # fmt: skip
+
+
+def evaluate_spec(
+    me: str,
+    game: str,
+    players: int = 2,
+    expansions: Sequence[str] = (),
+    opponents: Sequence[str] = ("random", "greedy"),
+    deals: int = 50,
+    workers: int = 1,
+    progress: bool = True,
+    seed: int = 7,
+    address: str | None = None,
+) -> list[dict]:
+    """One row per opponent: the agent ``me``'s (a spec) win rate (95% CI), mean margin,
+    games, time/move.
 
     Each deal is played once from every seat (seats rotated); with more than 2 players the
     other seats are all that opponent. ``address``: play on that Ray cluster (see
     ``arena.run_jobs``)."""
     setup = Setup(game, players, tuple(expansions))
-    me = f"policy:{Path(path)}"
     rows = []
     session = contextlib.nullcontext()
     if address:  # one Ray connection for all the opponents (run_jobs reuses it)

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from helpers.benchmarks import benchmark
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.tile.obs_policy.board_net import TileObsPolicyAgent
@@ -138,25 +139,13 @@ def test_ppo_starts_from_a_distilled_policy_and_exports_back(tmp_path, capsys):
     agent = make_agent(f"policy:{final}", "carcassonne", seed=0)
     assert isinstance(agent.net, TileFeatureNet)
     capsys.readouterr()
-    curve = _benchmark("obs_policy_curve")
+    curve = benchmark("obs_policy_curve")
     png = tmp_path / "curve.png"
     assert curve.main([str(run), "--deals", "1", "--workers", "1", "--plot", str(png)]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["steps"] for r in rows] == sorted(r["steps"] for r in rows) and rows[0]["steps"] == 0
     assert all(r["games"] == 2 and 0 <= r["win_rate"] <= 1 for r in rows)
     assert png.stat().st_size > 10_000
-
-
-def _benchmark(name: str):
-    """A script of benchmarks/ as a module."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_ppo_policy_is_the_exported_policy(tmp_path):

@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers.benchmarks import benchmark
 
 from carcassonne_rl.agents.pretrained import pretrained_path
 from carcassonne_rl.agents.tile.afterstate import load_value_net
@@ -224,16 +225,10 @@ def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
 def test_the_iteration_curve_plays_every_network_alone_and_searched(tmp_path, capsys) -> None:
     """benchmarks/expert_loop_curve.py: one row per (network, player, opponent), each the
     arena's own result for that spec on the same deals."""
-    import importlib.util
-    from pathlib import Path
-
     run = (tmp_path / "run").resolve()
     main(["expert-loop", str(run), *TINY, "--gate-threshold", "0", "--no-progress"])
     capsys.readouterr()
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "expert_loop_curve.py"
-    spec = importlib.util.spec_from_file_location("expert_loop_curve", path)
-    curve = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(curve)
+    curve = benchmark("expert_loop_curve")
     png, table = tmp_path / "curve.png", tmp_path / "curve.md"
     argv = [str(run), "--opponents", "greedy", "--deals", "1", "--search", "--seed", "5"]
     assert curve.main([*argv, "--plot", str(png), "--table", str(table)]) == 0
