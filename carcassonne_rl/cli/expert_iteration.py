@@ -20,8 +20,9 @@ def add_expert_iteration_parser(sub) -> None:
         "expert-iteration",
         help="fit a value network toward a search's values (tile or card game)",
         description=(
-            "Plays the search (--teacher) in every seat of games (tile game: 2-player base "
-            "games; card game: the tables of --tables in turn), the ones missing from "
+            "Plays the search (--teacher) in every seat of games (tile game: 2-player games "
+            "of the base game or the variants of --variants in turn; card game: the tables "
+            "of --tables in turn), the ones missing from "
             "POSITIONS (one file per game: a run cut short goes on where it stopped), "
             "recording the search's expectation of every option it searched. With --out, "
             "then fits the value network toward those expectations and writes it (play it "
@@ -37,6 +38,10 @@ def add_expert_iteration_parser(sub) -> None:
     p.add_argument("--tables", type=table_list, default=(2, 2, 3, 4, 5),
                    help="card game: the table sizes the teacher games cycle through "
                         "(default: 2,2,3,4,5)")  # fmt: skip
+    p.add_argument("--variants", type=variant_list, default=None,
+                   help="tile game: the expansion sets the teacher games cycle through, "
+                        "e.g. base,messages,labyrinth,messages+labyrinth (default: "
+                        "base)")  # fmt: skip
     p.add_argument(
         "--games",
         type=_non_negative_int,
@@ -112,6 +117,22 @@ def table_list(text: str) -> tuple[int, ...]:
     return tables
 
 
+def variant_list(text: str) -> tuple[str, ...]:
+    """``base,messages+labyrinth`` -> ``("base", "messages+labyrinth")``, each a tile variant
+    (``base``, or expansion names joined by ``+``)."""
+    from carcassonne_rl.training.expert_iteration.positions import variant_expansions
+
+    variants = tuple(text.split(","))
+    try:
+        for v in variants:
+            variant_expansions(v)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(
+            f"expected variants like base,messages,labyrinth,messages+labyrinth: {err}"
+        ) from None
+    return variants
+
+
 #: per game: the default teacher and learning rate
 DEFAULTS = {"carcassonne": ("pretrained:search=3:2", 1e-4),
             "cardcassonne": ("heuristic:search=8:3", 1e-3)}  # fmt: skip
@@ -123,6 +144,8 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
 
     if args.out is not None and args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")
+    if args.game == "cardcassonne" and args.variants:
+        raise UserError("--variants is the tile game's (the card game has no expansions)")
     if args.game == "carcassonne" and args.more_positions:
         raise UserError("--more-positions is the card game's (the tile game fits one folder)")
     if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"):
@@ -143,7 +166,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         try:
             collect(args.positions, args.games, teacher, args.seed, args.workers,
                     on_game=progress, address=resolve_address(args.address), game=args.game,
-                    tables=args.tables)  # fmt: skip
+                    tables=args.tables, variants=args.variants or ("base",))  # fmt: skip
         except (ValueError, ClusterError) as exc:
             raise UserError(str(exc)) from None
     if args.out is None:

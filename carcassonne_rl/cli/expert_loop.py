@@ -13,12 +13,13 @@ from carcassonne_rl.games.registry import GAMES
 from .args import UserError, fraction
 from .args import non_negative_int as _non_negative_int
 from .args import positive as _positive
-from .expert_iteration import table_list
+from .expert_iteration import table_list, variant_list
 
 #: the options recorded in the run's loop.json (None: not given, the run's or the default)
 SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
             "batch_size", "validation", "anchor_weight", "target", "gate_deals",
-            "gate_threshold", "seed", "init_model", "game", "tables", "worlds")  # fmt: skip
+            "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
+            "variants")  # fmt: skip
 
 
 def add_expert_loop_parser(sub) -> None:
@@ -59,6 +60,10 @@ def add_expert_loop_parser(sub) -> None:
     p.add_argument("--tables", type=table_list,
                    help="card game: the table sizes the teacher games cycle through "
                         "(2,2,3,4,5)")  # fmt: skip
+    p.add_argument("--variants", type=variant_list,
+                   help="tile game: the expansion sets the teacher games cycle through, e.g. "
+                        "base,messages,labyrinth,messages+labyrinth (base); the gate plays "
+                        "the base game")  # fmt: skip
     p.add_argument("--placements", type=_positive(int),
                    help="stop each teacher game after this many placements (card game: "
                         "recorded decisions; quick tests; default: whole games)")  # fmt: skip

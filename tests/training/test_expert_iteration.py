@@ -108,7 +108,7 @@ def test_collect_goes_on_where_it_stopped(tmp_path, monkeypatch) -> None:
     played: list[int] = []
     import carcassonne_rl.training.expert_iteration.positions as positions
 
-    def fake_game(spec, deal, seed, keep=8, placements=None):  # the files, not a game's cost
+    def fake_game(spec, deal, seed, keep=8, placements=None, expansions=()):  # not a game's cost
         played.append(deal)
         return {"x": np.full((2, 103), deal % 7, np.float32), "target": np.array([0.1, np.nan]),
                 "prior": np.array([0.2, 0.1]), "network": np.array([0.2, 0.1]),
@@ -126,6 +126,43 @@ def test_collect_goes_on_where_it_stopped(tmp_path, monkeypatch) -> None:
     assert sorted(set(data["decision"].tolist())) == [0, 1, 2, 3]  # one per game, distinct
     with pytest.raises(ValueError, match="holds teacher games"):
         collect(folder, 4, TEACHER, seed=2)
+
+
+def test_teacher_games_cycle_through_the_variants(tmp_path, monkeypatch) -> None:
+    import carcassonne_rl.training.expert_iteration.positions as positions
+
+    seen: dict[int, tuple] = {}
+
+    def fake_game(spec, deal, seed, keep=8, placements=None, expansions=()):
+        seen[deal] = expansions
+        return {k: np.zeros((0, 103) if k == "x" else 0) for k in positions.ROW_FIELDS}
+
+    monkeypatch.setattr(positions, "play_teacher_game", fake_game)
+    folder = tmp_path / "positions"
+    variants = ("base", "messages+labyrinth", "labyrinth")
+    assert collect(folder, 4, TEACHER, seed=1, variants=variants) == 4
+    assert [seen[teacher_deal(1, g)] for g in range(4)] == [
+        (), ("messages", "labyrinth"), ("labyrinth",), ()]  # fmt: skip
+    with pytest.raises(ValueError, match="holds teacher games"):  # base games only: another folder
+        collect(folder, 4, TEACHER, seed=1)
+    with pytest.raises(
+        ValueError, match=r"variant 'messages\+river': unknown expansions \['river'\]"
+    ):
+        collect(tmp_path / "other", 1, TEACHER, variants=("messages+river",))
+    with pytest.raises(ValueError, match="the tile game's expansion sets"):
+        collect(tmp_path / "card", 1, "heuristic:search=2:2", game="cardcassonne",
+                variants=("messages",))  # fmt: skip
+
+
+def test_a_teacher_game_with_expansions_records_their_positions() -> None:
+    deal = teacher_deal(5, 0)
+    base = play_teacher_game(TEACHER, deal, seed=3, keep=5, placements=4)
+    both = play_teacher_game(TEACHER, deal, seed=3, keep=5, placements=4,
+                             expansions=("messages", "labyrinth"))  # fmt: skip
+    flags = [base["x"].shape[1] - 2, base["x"].shape[1] - 1]  # the globals messages, labyrinth
+    assert len(both["target"]) > 0 and np.isfinite(both["target"]).any()
+    np.testing.assert_array_equal(base["x"][:, flags], 0.0)
+    np.testing.assert_array_equal(both["x"][:, flags], 1.0)
 
 
 def test_agreement_counts_the_search_choice() -> None:

@@ -77,6 +77,27 @@ def test_two_iterations_teach_with_the_accepted_network(tmp_path, capsys) -> Non
     assert "Ray" in err and len(err.strip().splitlines()) == 1  # unreachable, or not installed
 
 
+def test_teacher_games_take_the_loops_variants(tmp_path, capsys) -> None:
+    from carcassonne_rl.training.expert_iteration.positions import teacher_deal
+
+    run = tmp_path / "run"
+    argv = ["expert-loop", str(run), *TINY, "--variants", "base,messages", "--no-progress"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    teacher = run / "iteration_0" / "teacher"
+    held = json.loads((teacher / "positions.json").read_text())
+    assert held["variants"] == ["base", "messages"]
+    assert json.loads((run / "loop.json").read_text())["config"]["variants"] == ["base", "messages"]
+    seed = json.loads((run / "loop.json").read_text())["config"]["seed"]
+    flags = []  # the messages global of each game's rows: game 0 the base game, game 1 messages
+    for g in range(2):
+        with np.load(
+            teacher / f"game_{teacher_deal(loop.seeds.expert_loop_seed(seed, 0), g)}.npz"
+        ) as z:
+            flags.append(set(z["x"][:, -2].tolist()))
+    assert flags == [{0.0}, {1.0}]
+
+
 def test_a_rejected_network_does_not_teach(tmp_path, monkeypatch) -> None:
     real_gate = loop.gate
     calls = []
@@ -200,22 +221,33 @@ def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
     assert card.tables == (2, 2, 3, 4, 5) and (card.samples, card.keep) == (None, None)
     tile = LoopConfig()
     assert (tile.epochs, tile.learning_rate, tile.samples, tile.keep) == (4, 3e-4, 2, 8)
-    assert (tile.tables, tile.worlds) == (None, None)
+    assert (tile.tables, tile.worlds, tile.variants) == (None, None, ("base",))
+    assert card.variants is None
     argv = ["expert-loop", str(tmp_path / "card"), "--game", "cardcassonne", "--samples", "1",
-            "--keep", "4", "--target", "blend"]  # fmt: skip
+            "--keep", "4", "--target", "blend", "--variants", "messages"]  # fmt: skip
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
-    told = "the card game's loop does not take the tile game's settings: samples, keep, target"
+    told = ("the card game's loop does not take the tile game's settings: samples, keep, "
+            "variants, target")  # fmt: skip
     assert told in err and len(err.splitlines()) == 1
     assert main(["expert-loop", str(tmp_path / "tile"), "--worlds", "4"]) == 2
     assert "the tile game's loop does not take the card game's settings: worlds" in (
         capsys.readouterr().err)  # fmt: skip
+    with pytest.raises(SystemExit):  # argparse: a variant that names no expansion set
+        main(["expert-loop", str(tmp_path / "tile"), "--variants", "base,river"])
+    assert "unknown expansions ['river']" in capsys.readouterr().err
+    assert LoopConfig(variants=["messages+labyrinth"]).variants == ("messages+labyrinth",)
+    with pytest.raises(SystemExit):
+        main(["expert-iteration", str(tmp_path / "pos"), "--variants", ""])
+    assert main(["expert-iteration", str(tmp_path / "pos"), "--game", "cardcassonne",
+                 "--variants", "messages"]) == 2  # fmt: skip
+    assert "--variants is the tile game's" in capsys.readouterr().err
     with pytest.raises(ValueError, match="anchor_weight"):
         LoopConfig(game="cardcassonne", anchor_weight=0.5)
     assert not (tmp_path / "card").exists() and not (tmp_path / "tile").exists()
     # a tile loop.json written before the card game's settings: loads as it was
     old = {k: v for k, v in dataclasses.asdict(CONFIG).items()
-           if k not in ("game", "tables", "worlds")}  # fmt: skip
+           if k not in ("game", "tables", "worlds", "variants")}  # fmt: skip
     run = tmp_path / "old"
     run.mkdir()
     (run / "loop.json").write_text(json.dumps({"config": old, "iterations": []}))

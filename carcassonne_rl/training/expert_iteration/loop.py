@@ -14,7 +14,8 @@ The card game (``game="cardcassonne"``) runs the same loop with its own search a
 the teacher is ``heuristic:search=W:K`` and, once a network is accepted,
 ``pretrained:search=W:K@NETWORK``; its games cycle through ``tables``; each fit
 (:mod:`.card_fit`) trains on this iteration's teacher games and all earlier iterations';
-the first candidate is gated against the ``heuristic``.
+the first candidate is gated against the ``heuristic``. The tile game's teacher games may
+cycle through expansion sets (``variants``); its gate plays the base game.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ LOOP_FILE = "loop.json"
 #: table is the other game's, left None
 DEFAULTS: dict[str, dict[str, Any]] = {
     "carcassonne": {"candidates": 3, "samples": 2, "keep": 8, "epochs": 4,
-                    "learning_rate": 3e-4},
+                    "learning_rate": 3e-4, "variants": ("base",)},
     "cardcassonne": {"candidates": 3, "epochs": 6, "learning_rate": 1e-3,
                      "tables": (2, 2, 3, 4, 5), "worlds": 8},
 }  # fmt: skip
@@ -65,12 +66,13 @@ class LoopConfig:
     game: str = "carcassonne"  # or cardcassonne, the card game
     tables: tuple[int, ...] | None = None  # card: the table sizes teacher games cycle through
     worlds: int | None = None  # card: the search's W (8)
+    variants: tuple[str, ...] | None = None  # tile: the expansion sets teacher games cycle
 
     def __post_init__(self) -> None:
         if self.game not in DEFAULTS:
             raise ValueError(f"game must be one of {', '.join(DEFAULTS)}, got {self.game!r}")
         defaults = DEFAULTS[self.game]
-        foreign = [k for k in ("samples", "keep", "tables", "worlds")
+        foreign = [k for k in ("samples", "keep", "tables", "worlds", "variants")
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
             foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
@@ -90,6 +92,14 @@ class LoopConfig:
                 raise ValueError("tables needs one table size or more")
             for n in self.tables:
                 check_players(self.game, n)
+        if self.variants is not None:
+            from .positions import variant_expansions
+
+            object.__setattr__(self, "variants", tuple(self.variants))
+            if not self.variants:
+                raise ValueError("variants needs one variant or more")
+            for v in self.variants:
+                variant_expansions(v)
         if not isinstance(self.games, int):
             object.__setattr__(self, "games", tuple(self.games))
         if min(self.games_per_iteration()) < 1 or self.candidates < 1 or self.epochs < 1:
@@ -282,7 +292,8 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
                              tables=tuple(config.tables))  # fmt: skip
         else:
             played = collect(folder / "teacher", config.games_at(k), entry["teacher"], seed,
-                             workers, config.keep, on_game, address, config.placements)  # fmt: skip
+                             workers, config.keep, on_game, address, config.placements,
+                             variants=tuple(config.variants))  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0
             entry["teacher_games_timed"] = played

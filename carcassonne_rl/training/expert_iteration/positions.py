@@ -1,5 +1,6 @@
-"""Teacher games of expert iteration: the search plays every seat of 2-player base games and
-each tile placement is recorded with what the search made of it.
+"""Teacher games of expert iteration: the search plays every seat of 2-player games (the
+base game, or with ``variants`` the expansion sets the games cycle through) and each tile
+placement is recorded with what the search made of it.
 
 A game is one file ``game_DEAL.npz`` in the positions folder, written atomically once the
 game is over, so a collection cut short goes on where it stopped (the files present are not
@@ -40,6 +41,24 @@ from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_sett
 
 SETTINGS_FILE = "positions.json"
 ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
+#: the tile game's variant without expansions; the others join expansion names with ``+``
+BASE = "base"
+
+
+def variant_expansions(variant: str) -> tuple[str, ...]:
+    """The expansions of a tile variant: ``base`` -> ``()``, ``messages+labyrinth`` ->
+    ``("messages", "labyrinth")``; ``ValueError`` naming the variant otherwise."""
+    if variant == BASE:
+        return ()
+    from carcassonne_rl.games.registry import check_expansions
+
+    names = variant.split("+")
+    try:
+        return check_expansions("carcassonne", names)
+    except ValueError as err:
+        raise ValueError(
+            f"variant {variant!r}: {err} (a variant is {BASE} or expansions joined by +)"
+        ) from None
 
 
 def teacher_deal(seed: int, game: int) -> int:
@@ -60,15 +79,17 @@ def make_teacher(spec: str, seed: int) -> ExpectimaxAgent:
 
 
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
-                      placements: int | None = None) -> dict[str, np.ndarray]:  # fmt: skip
-    """Play deal ``deal`` (2 players, base game) with the teacher in both seats; the rows
-    of its placements (see the module's docstring). ``placements``: stop after that many
-    tile placements (a shortened game, for tests and throughput measurements)."""
-    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+                      placements: int | None = None, expansions: tuple[str, ...] = ()
+                      ) -> dict[str, np.ndarray]:  # fmt: skip
+    """Play deal ``deal`` (2 players, the base game or with ``expansions``) with the teacher
+    in both seats; the rows of its placements (see the module's docstring). ``placements``:
+    stop after that many tile placements (a shortened game, for tests and throughput
+    measurements)."""
+    from carcassonne_rl.games.registry import new_game
 
     teacher = make_teacher(spec, seed)
     net = teacher.net
-    state = new_game(GameConfig(players=2, seed=deal))
+    state = new_game("carcassonne", 2, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
     decision, placed = 0, 0
     while not state.is_over and (placements is None or placed < placements):
@@ -109,20 +130,20 @@ def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.nda
         rows["chosen"].append(i == picked)
 
 
-#: one teacher game: (game, table size, teacher spec, deal, agent seed, keep, length limit,
-#: file to write)
-TeacherJob = tuple[str, int, str, int, int, int, int | None, str]
+#: one teacher game: (game, table size, expansions, teacher spec, deal, agent seed, keep,
+#: length limit, file to write)
+TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, str]
 
 
 def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
     """The rows of one teacher game (a Ray task's work: the driver writes them). The card
     game's (``card_teacher``) record every option of a turn; ``keep`` is the tile game's."""
-    game, players, spec, deal, seed, keep, limit, _ = job
+    game, players, expansions, spec, deal, seed, keep, limit, _ = job
     if game == "cardcassonne":
         from .card_teacher import play_card_teacher_game
 
         return play_card_teacher_game(spec, deal, seed, players, decisions=limit)
-    return play_teacher_game(spec, deal, seed, keep, limit)
+    return play_teacher_game(spec, deal, seed, keep, limit, expansions)
 
 
 def _play_one(job: TeacherJob) -> str:
@@ -132,16 +153,21 @@ def _play_one(job: TeacherJob) -> str:
 
 def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 8,
                  placements: int | None = None, game: str = "carcassonne",
-                 tables: tuple[int, ...] = (2,)) -> list[TeacherJob]:  # fmt: skip
+                 tables: tuple[int, ...] = (2,), variants: tuple[str, ...] = (BASE,)
+                 ) -> list[TeacherJob]:  # fmt: skip
     """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included);
-    game ``g`` is played at the table ``tables[g % len(tables)]``."""
+    game ``g`` is played at the table ``tables[g % len(tables)]`` and, in the tile game, in
+    the variant ``variants[g % len(variants)]``."""
     jobs = []
     for g in range(games):
         deal = teacher_deal(seed, g)
         path = str(Path(folder) / f"game_{deal}.npz")
         players = tables[g % len(tables)]
-        jobs.append((game, players, teacher, deal, seeds.teacher_agent_seed(seed, g), keep,
-                     placements, path))  # fmt: skip
+        tile = game == "carcassonne"
+        expansions = variant_expansions(variants[g % len(variants)]) if tile else ()
+        agent_seed = seeds.teacher_agent_seed(seed, g)
+        jobs.append((game, players, expansions, teacher, deal, agent_seed, keep, placements,
+                     path))  # fmt: skip
     return jobs
 
 
@@ -167,20 +193,32 @@ def collect(
     placements: int | None = None,
     game: str = "carcassonne",
     tables: tuple[int, ...] = (2,),
+    variants: tuple[str, ...] = (BASE,),
 ) -> int:
     """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
     (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
     games)`` after each. Returns how many were played. ``placements``: shortened games
     (see :func:`play_teacher_game`; recorded with the folder's settings). ``game``: the
-    tile game (2 players) or the card game, whose games cycle through ``tables``."""
+    tile game (2 players; its games cycle through the expansion sets of ``variants``) or
+    the card game, whose games cycle through ``tables``."""
     check_teacher(game, teacher, seed)  # a bad spec fails here, before any process starts
+    variants = tuple(variants)
+    if game == "carcassonne":
+        if not variants:
+            raise ValueError("variants needs one variant or more")
+        for v in variants:
+            variant_expansions(v)
+    elif variants != (BASE,):
+        raise ValueError("variants are the tile game's expansion sets (the card game has none)")
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
     if game != "carcassonne":
         settings.update(game=game, tables=list(tables))
+    if variants != (BASE,):  # folders of base games before variants existed stay valid
+        settings["variants"] = list(variants)
     if placements is not None:
         settings["placements"] = placements
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
-    jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables)
+    jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables, variants)
     todo = [j for j in jobs if not Path(j[-1]).exists()]
     done = games - len(todo)
     if address:
@@ -202,7 +240,7 @@ def _collect_remote(todo: list[TeacherJob], address: str) -> Iterator[str]:
     from carcassonne_rl.arena.remote_games import absolute_spec, iter_remote_unordered
     from carcassonne_rl.runtime.ray_session import ray_session
 
-    remote = [(*j[:2], absolute_spec(j[2]), *j[3:]) for j in todo]
+    remote = [(*j[:3], absolute_spec(j[3]), *j[4:]) for j in todo]
     with ray_session(address):
         for index, rows in iter_remote_unordered(play_job, remote):
             atomic_save_npz(todo[index][-1], rows)
