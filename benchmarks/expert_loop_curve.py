@@ -9,7 +9,7 @@ Reads ``RUN/loop.json`` (written by ``carcassonne-rl expert-loop``). The entries
 network the loop started from (``--init-model``; none for a card loop, which starts from the
 heuristic) and each iteration's fitted network, accepted by its gate or not; each plays as
 ``policy:PATH`` (alone) and, with ``--search``, as the loop's own search over it (tile:
-``pretrained:search=K:S@PATH``, card: ``pretrained:search=W:K@PATH``). Every entry plays
+``pretrained:search=K:S@PATH``, card: ``pretrained:search=W:K:1:F@PATH``). Every entry plays
 ``--deals`` 2-player deals against each opponent, each deal from both seats, the same deals
 for every entry (``--seed``). One JSON line per (entry, opponent): ``{"benchmark":
 "expert_loop_curve", "iteration", "accepted", "player", "spec", "opponent", "games",
@@ -30,13 +30,11 @@ from carcassonne_rl.arena.evaluation import evaluate_spec
 def entries(run: Path, search: bool) -> list[dict]:
     """``{"iteration", "accepted", "player", "spec"}`` of every network of the loop in
     ``run`` (iteration -1: the network it started from), alone and (``search``) searched."""
+    from carcassonne_rl.training.expert_iteration.loop import load_config, teacher_spec
+
     loop = json.loads((run / "loop.json").read_text())
-    config = loop["config"]
-    card = config.get("game") == "cardcassonne"
-    k = config.get("candidates") or 3
-    searched = (f"search={config.get('worlds') or 8}:{k}" if card
-                else f"search={k}:{config.get('samples', 2)}")  # fmt: skip
-    nets = [(-1, True, config["init_model"])] if config.get("init_model") else []
+    config = load_config(run, {})  # the loop's settings, as its own teachers searched
+    nets = [(-1, True, config.init_model)] if config.init_model else []
     nets += [(it["iteration"], bool(it["accepted"]), it["candidate"]) for it in loop["iterations"]
              if it.get("candidate")]  # fmt: skip
     out = []
@@ -45,7 +43,7 @@ def entries(run: Path, search: bool) -> list[dict]:
                     "spec": f"policy:{path}"})  # fmt: skip
         if search:
             out.append({"iteration": iteration, "accepted": accepted, "player": "search",
-                        "spec": f"pretrained:{searched}@{path}"})  # fmt: skip
+                        "spec": teacher_spec(config, path)})  # fmt: skip
     return out
 
 

@@ -93,9 +93,9 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 
 
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
-    """``pretrained:search[=W[:K[:H]]][@PATH]`` (card game): ``heuristic:search`` with the shipped
-    search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1``)."""
+    """``pretrained:search[=W[:K[:H[:F]]]][@PATH]`` (card game): ``heuristic:search`` with the
+    shipped search-value network (or the one of ``@PATH``) as the base policy: it ranks the
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:1``)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
@@ -103,15 +103,16 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     params = params[:-1] if network is not None else params
     spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
     try:
-        worlds, candidates, horizon = parse_search(params)
+        worlds, candidates, horizon, future = parse_search(params)
         if network is not None and not network.strip():
             raise ValueError
     except ValueError:
         raise ValueError(
             f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W, "
-            "pretrained:search=W:K or pretrained:search=W:K:H (W >= 1 sampled worlds, K >= 1 "
-            "candidates searched, H >= 1 rounds played on), optionally followed by @PATH (a "
-            "card search-value network)"
+            "pretrained:search=W:K, pretrained:search=W:K:H or pretrained:search=W:K:H:F (W >= 1 "
+            "sampled worlds, K >= 1 candidates searched, H >= 1 rounds played on, F >= 0 the "
+            "weight of the future in the leaf's value), optionally followed by @PATH (a card "
+            "search-value network)"
         ) from None
     path = shipped_or_given(network) if network is not None else pretrained_path("cardcassonne")
     if not path.is_file():
@@ -121,7 +122,7 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     except ModelFileError as err:
         raise ValueError(f"bad spec {spec!r}: {err}") from None
     return CardSearchAgent(lambda s: CardSearchValueAgent(net, s), worlds, seed, candidates,
-                           horizon)  # fmt: skip
+                           horizon, future)  # fmt: skip
 
 
 def shipped_or_given(path: str) -> Path:

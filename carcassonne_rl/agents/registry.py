@@ -2,8 +2,8 @@
 
 Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``heuristic`` (one move ahead with a stronger estimate: ``tile.heuristic``, ``card.heuristic``;
-``heuristic:search[=W[:K]]``: card game, rollouts of it in every seat over ``W`` worlds drawn
-from the seat's view for its ``K`` best candidates, see ``card.search``),
+``heuristic:search[=W[:K[:H[:F]]]]``: card game, rollouts of it in every seat over ``W``
+worlds drawn from the seat's view for its ``K`` best candidates, see ``card.search``),
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
 ``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
 network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
@@ -165,32 +165,34 @@ HEURISTIC = no_params("heuristic", per_game("heuristic", {
 
 
 def _heuristic(params: list[str], game: str, seed: int | None) -> Agent:
-    """``heuristic`` (either game) or ``heuristic:search[=W[:K]]`` (card game)."""
+    """``heuristic`` (either game) or ``heuristic:search[=W[:K[:H[:F]]]]`` (card game)."""
     if params and params[0].startswith("search"):
         return _heuristic_search(params, game, seed)
     return HEURISTIC(params, game, seed)
 
 
 def _heuristic_search(params: list[str], game: str, seed: int | None) -> Agent:
-    """``heuristic:search[=W[:K[:H]]]``: card game, rollouts of ``heuristic`` in every seat
-    over ``W`` worlds drawn from the seat's view for its ``K`` best candidates, ``H`` rounds
-    on (see ``card.search``; default ``search=8:3:1``)."""
+    """``heuristic:search[=W[:K[:H[:F]]]]``: card game, rollouts of ``heuristic`` in every
+    seat over ``W`` worlds drawn from the seat's view for its ``K`` best candidates, ``H``
+    rounds on, valued with the future weight ``F`` (see ``card.search``; default
+    ``search=8:3:1:1``)."""
     spec = _spec("heuristic", params)
     if game != "cardcassonne":
         raise ValueError("heuristic:search exists for the card game (cardcassonne) only")
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
 
     try:
-        worlds, candidates, horizon = parse_search(params)
+        worlds, candidates, horizon, future = parse_search(params)
     except ValueError:
         raise ValueError(
             f"bad spec {spec!r}: expected heuristic:search, heuristic:search=W, "
-            "heuristic:search=W:K or heuristic:search=W:K:H (W >= 1 sampled worlds, K >= 1 "
-            "candidates searched, H >= 1 rounds played on)"
+            "heuristic:search=W:K, heuristic:search=W:K:H or heuristic:search=W:K:H:F (W >= 1 "
+            "sampled worlds, K >= 1 candidates searched, H >= 1 rounds played on, F >= 0 the "
+            "weight of the future in the leaf's value)"
         ) from None
     from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 
-    return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates, horizon)
+    return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates, horizon, future)
 
 
 def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:

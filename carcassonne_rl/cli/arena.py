@@ -37,9 +37,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         required=True,
         help="comma-separated agent specs: random, greedy, heuristic, "
         "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K[:S]], "
-        "pretrained:blend=W (tile game), heuristic:search[=W[:K]], cheat-mcts[:sims] (sees the "
-        "hands: a ceiling), exploit[:sims]:TARGET (a probe searching against TARGET) (card "
-        "game), "
+        "pretrained:blend=W (tile game), heuristic:search[=W[:K[:H[:F]]]], cheat-mcts[:sims] "
+        "(sees the hands: a ceiling), exploit[:sims]:TARGET (a probe searching against "
+        "TARGET) (card game), "
         "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip), "
         "openspiel:mcts[:sims] / openspiel:ismcts[:sims] (OpenSpiel's bots; the openspiel extra)",
     )

@@ -17,6 +17,7 @@ __all__ = [
     "check_expansions",
     "expansions",
     "fraction",
+    "non_negative_float",
     "non_negative_int",
     "positive",
 ]
@@ -60,6 +61,17 @@ def non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a weight)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
     return value
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from carcassonne_rl.games.registry import GAMES
 
-from .args import UserError, fraction
+from .args import UserError, fraction, non_negative_float
 from .args import non_negative_int as _non_negative_int
 from .args import positive as _positive
 from .expert_iteration import table_list, variant_list
@@ -19,7 +19,7 @@ from .expert_iteration import table_list, variant_list
 SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
             "batch_size", "validation", "anchor_weight", "target", "gate_deals",
             "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
-            "variants")  # fmt: skip
+            "variants", "future")  # fmt: skip
 
 
 def add_expert_loop_parser(sub) -> None:
@@ -57,6 +57,10 @@ def add_expert_loop_parser(sub) -> None:
                    help="tile game: options stored per placement (8)")  # fmt: skip
     p.add_argument("--worlds", type=_positive(int),
                    help="card game: the search's W, sampled worlds (search=W:K; 8)")  # fmt: skip
+    p.add_argument("--future", type=non_negative_float,
+                   help="card game: the search's F, the weight of what the seats hold for "
+                        "later rounds in the value of its rollouts (search=W:K:1:F; 1; 0: "
+                        "the standings alone, as loops before 2026-11-27)")  # fmt: skip
     p.add_argument("--tables", type=table_list,
                    help="card game: the table sizes the teacher games cycle through "
                         "(2,2,3,4,5)")  # fmt: skip

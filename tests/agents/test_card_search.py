@@ -4,6 +4,7 @@ tests/agents/test_agent_information.py covers it too)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -82,11 +83,46 @@ def test_every_candidate_meets_the_same_worlds() -> None:
             assert {w for c, w in agent.rollouts if c == code} == worlds
 
 
-@pytest.mark.parametrize("horizon", [1, 2])
-def test_values_are_mean_margins_of_heuristic_play_to_the_horizon(horizon: int) -> None:
+def _expected_leaf(s, q: int, future: float) -> float:
+    """Seat ``q``'s leaf value, written out from the rules: score, buildings in sets of
+    different colours (partial sets of 1-3 worth 4, 6, 5 points more times the future
+    weight and the share of rounds left), animals' table values times 0.5 x the same."""
+    if future == 0:
+        return standing(s, q)
+    left = future * max(0, s.rounds_total - s.round) / s.rounds_total
+    col = s.collected[q]
+    counts = tuple(col[c * 5 + 3] for c in range(4))  # each colour's buildings
+    jokers = col[23]  # building jokers
+    set_points = [0 + 4 * left, 5 + 6 * left, 15 + 5 * left, 30]
+
+    def best_split(c: tuple) -> float:  # every way to take a set of different colours
+        if not any(c):
+            return 0.0
+        first = next(i for i, x in enumerate(c) if x)  # the set holding one of colour first
+        out = -1.0
+        for others in itertools.product((0, 1), repeat=4):
+            pick = [1 if i == first else others[i] * (c[i] > 0) for i in range(4)]
+            if pick[first] and all(not pick[i] or i >= first for i in range(4)):
+                rest = tuple(x - y for x, y in zip(c, pick, strict=True))
+                out = max(out, set_points[sum(pick) - 1] + best_split(rest))
+        return out
+
+    best = max(best_split(tuple(x + js.count(i) for i, x in enumerate(counts)))
+               for js in itertools.product(range(4), repeat=jokers))  # fmt: skip
+    table = [0, 3, 6, 9, 12, 14, 16, 18, 19]
+    animals = sum(table[min(t, 8)] for t in s.animals[q])
+    return float(s.scores[q]) + best + 0.5 * left * animals
+
+
+@pytest.mark.parametrize(("horizon", "future"), [(1, 0.0), (1, 1.0), (2, 1.0), (1, 2.5)])
+def test_values_are_mean_leaf_margins_of_heuristic_play_to_the_horizon(
+    horizon: int, future: float
+) -> None:
     state = _turn_positions(2, 9, 1)[0]
     p = state.current_player
-    spec = "heuristic:search=2:2" + ("" if horizon == 1 else f":{horizon}")
+    spec = f"heuristic:search=2:2:{horizon}:{future:g}"
+    if (horizon, future) == (1, 1.0):
+        spec = "heuristic:search=2:2"  # the defaults
     agent = make_agent(spec, "cardcassonne", seed=4)
     agent.act(state, p)
     rng = random.Random(4)  # the agent's draws: 2 worlds, then a seed per world
@@ -103,8 +139,23 @@ def test_values_are_mean_margins_of_heuristic_play_to_the_horizon(horizon: int) 
             while not s.is_over and (s.round < stop or s.phase != "turn"):
                 s.apply_code(players[s.current_player].act(s, s.current_player))
             assert s.is_over or (s.round == stop and s.played == [0, 0])
-            margins.append(standing(s, p) - standing(s, 1 - p))
+            margins.append(_expected_leaf(s, p, future) - _expected_leaf(s, 1 - p, future))
         assert value == pytest.approx(sum(margins) / 2)
+
+
+def test_the_leaf_values_what_a_seat_holds_for_later_rounds() -> None:
+    from carcassonne_rl.agents.card.search import leaf_standing
+
+    states = _turn_positions(2, 11, 6)
+    held = [s for s in states if any(any(a) for a in s.animals) and s.round < s.rounds_total]
+    assert held  # some seat holds animals with rounds to come
+    for s in held:
+        for q in range(2):
+            now = leaf_standing(s, q, 0.0)
+            assert now == standing(s, q)
+            assert leaf_standing(s, q, 1.0) == pytest.approx(_expected_leaf(s, q, 1.0))
+            if any(s.animals[q]):
+                assert leaf_standing(s, q, 1.0) > now
 
 
 def test_a_seeded_search_reproduces_and_other_seeds_draw_other_worlds() -> None:
@@ -119,7 +170,8 @@ def test_a_seeded_search_reproduces_and_other_seeds_draw_other_worlds() -> None:
 @pytest.mark.parametrize(
     "spec",
     ["heuristic:search=0", "heuristic:search=x", "heuristic:searchy", "heuristic:search:3",
-     "heuristic:search=2:0", "heuristic:search=2:3:0", "heuristic:search=2:3:1:1"],
+     "heuristic:search=2:0", "heuristic:search=2:3:0", "heuristic:search=2:3:1:-1",
+     "heuristic:search=2:3:1:nan", "heuristic:search=2:3:1:1:1"],
 )  # fmt: skip
 def test_bad_specs_give_one_message(spec: str) -> None:
     with pytest.raises(ValueError, match=r"expected heuristic:search, heuristic:search=W,"):

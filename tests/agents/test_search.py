@@ -197,7 +197,7 @@ def test_search_spec_errors_are_clear() -> None:
             make_agent(bad, "carcassonne")
     for bad in ("pretrained:search=0", "pretrained:search=x", "pretrained:search=2:0",
                 "pretrained:search:1", "pretrained:search=2:1:0",
-                "pretrained:search=2:1:1:1"):  # fmt: skip
+                "pretrained:search=2:1:1:-1", "pretrained:search=2:1:1:1:1"):  # fmt: skip
         with pytest.raises(ValueError, match="pretrained:search=W:K"):
             make_agent(bad, "cardcassonne")
 

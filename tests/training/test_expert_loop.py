@@ -15,7 +15,12 @@ from carcassonne_rl.agents.pretrained import pretrained_path
 from carcassonne_rl.agents.tile.afterstate import load_value_net
 from carcassonne_rl.cli.main import main
 from carcassonne_rl.training.expert_iteration import loop
-from carcassonne_rl.training.expert_iteration.loop import LoopConfig, load_config, run_loop
+from carcassonne_rl.training.expert_iteration.loop import (
+    LoopConfig,
+    load_config,
+    run_loop,
+    teacher_spec,
+)
 
 #: one candidate, no sampling, 6 placements a game, 2 games, 1 epoch, 2 gate deals
 TINY = ["--games", "2", "--candidates", "1", "--samples", "0", "--placements", "6", "--epochs",
@@ -46,6 +51,7 @@ def test_two_iterations_teach_with_the_accepted_network(tmp_path, capsys) -> Non
     assert first["teacher"] == "pretrained:search=1:0" and first["accepted"]
     assert second["teacher"] == f"pretrained:search=1:0@{net0}"
     assert summary["best"] == str(net1)
+    assert first["games"] == second["games"] == 2  # another teacher: its own games only
     held = json.loads((run / "iteration_1" / "teacher" / "positions.json").read_text())
     assert held == {"teacher": second["teacher"], "seed": 1, "keep": 8, "placements": 6}
     # the teacher's values were network 0's (then network 1 was fitted from it), before it
@@ -114,6 +120,9 @@ def test_a_rejected_network_does_not_teach(tmp_path, monkeypatch) -> None:
     first, second = summary["iterations"]
     assert not first["accepted"] and first["best"] is None
     assert second["teacher"] == "pretrained:search=1:0" and calls == [None, None]
+    # the same network taught both iterations: the second fit takes both iterations' games
+    assert (first["games"], second["games"]) == (2, 4)
+    assert second["placements"] == 2 * first["placements"]
     net1 = load_value_net(run / "iteration_1" / "network.npz")
     assert net1.meta["expert_iteration"]["init_model"] == "carcassonne_2p.npz"
     assert second["accepted"] and summary["best"] == str(run / "iteration_1" / "network.npz")
@@ -187,12 +196,13 @@ def test_a_card_loop_fits_on_every_iteration_so_far(tmp_path, capsys) -> None:
     summary = json.loads((run / "loop.json").read_text())
     first, second = summary["iterations"]
     net0, net1 = run / "iteration_0" / "network.npz", run / "iteration_1" / "network.npz"
-    assert first["teacher"] == "heuristic:search=2:2" and first["accepted"]
-    assert second["teacher"] == f"pretrained:search=2:2@{net0}"
+    assert first["teacher"] == "heuristic:search=2:2:1:1" and first["accepted"]
+    assert second["teacher"] == f"pretrained:search=2:2:1:1@{net0}"
     held = json.loads((run / "iteration_1" / "teacher" / "positions.json").read_text())
     assert held == {"teacher": second["teacher"], "seed": 1, "keep": 8, "game": "cardcassonne",
                     "tables": [2], "placements": 3}  # fmt: skip
     assert summary["config"]["tables"] == [2] and summary["config"]["samples"] is None
+    assert summary["config"]["future"] == 1.0
     # iteration 1 fits on its games and iteration 0's, from network 0
     own, before = (_searched_rows(run / f"iteration_{k}" / "teacher") for k in (1, 0))
     fit = [json.loads(line) for line in (net1.parent / "fit_log.jsonl").read_text().splitlines()]
@@ -233,6 +243,20 @@ def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
     assert main(["expert-loop", str(tmp_path / "tile"), "--worlds", "4"]) == 2
     assert "the tile game's loop does not take the card game's settings: worlds" in (
         capsys.readouterr().err)  # fmt: skip
+    assert main(["expert-loop", str(tmp_path / "tile"), "--future", "0"]) == 2
+    assert "settings: future" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["expert-loop", str(tmp_path / "card"), "--game", "cardcassonne", "--future", "-1"])
+    assert "must be a finite number >= 0, got -1" in capsys.readouterr().err
+    assert teacher_spec(LoopConfig(game="cardcassonne", future=0.0), None) == (
+        "heuristic:search=8:3:1:0"
+    )  # the search of the loops before the leaf's future
+    card_run = tmp_path / "card_old"
+    card_run.mkdir()
+    old_card = {k: v for k, v in dataclasses.asdict(LoopConfig(game="cardcassonne")).items()
+                if k != "future"}  # fmt: skip
+    (card_run / "loop.json").write_text(json.dumps({"config": old_card, "iterations": []}))
+    assert load_config(card_run, {}).future == 0.0
     with pytest.raises(SystemExit):  # argparse: a variant that names no expansion set
         main(["expert-loop", str(tmp_path / "tile"), "--variants", "base,river"])
     assert "unknown expansions ['river']" in capsys.readouterr().err
@@ -247,7 +271,7 @@ def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
     assert not (tmp_path / "card").exists() and not (tmp_path / "tile").exists()
     # a tile loop.json written before the card game's settings: loads as it was
     old = {k: v for k, v in dataclasses.asdict(CONFIG).items()
-           if k not in ("game", "tables", "worlds", "variants")}  # fmt: skip
+           if k not in ("game", "tables", "worlds", "variants", "future")}  # fmt: skip
     run = tmp_path / "old"
     run.mkdir()
     (run / "loop.json").write_text(json.dumps({"config": old, "iterations": []}))

@@ -59,22 +59,27 @@ class CardHeuristicWeights:
     building_future: tuple[float, float, float] = (4.0, 6.0, 5.0)  # partial sets of 1-3
 
 
+def rounds_left(obj) -> float:
+    """The share of the game's rounds still to come (a view or a state)."""
+    return max(0, obj.rounds_total - obj.round) / max(1, obj.rounds_total)
+
+
+def future_set_points(w: CardHeuristicWeights, left: float) -> tuple[float, ...]:
+    """Points of building sets of 1-4 colours, partial sets worth more while ``left`` (the
+    share of rounds to come) is large."""
+    sp, bf = RULES.building_set_points, w.building_future
+    return (sp[0] + bf[0] * left, sp[1] + bf[1] * left, sp[2] + bf[2] * left, sp[3])
+
+
 class _Values:
     """Claim values of row segments for each seat, cached for one decision."""
 
     def __init__(self, v, w: CardHeuristicWeights) -> None:
         self.v = v
         self.w = w
-        left = max(0, v.rounds_total - v.round) / max(1, v.rounds_total)
+        left = rounds_left(v)
         self.animal_future = w.animal_future * left
-        sp = RULES.building_set_points
-        bf = w.building_future
-        self.set_points = (
-            sp[0] + bf[0] * left,
-            sp[1] + bf[1] * left,
-            sp[2] + bf[2] * left,
-            sp[3],
-        )
+        self.set_points = future_set_points(w, left)
         self.base_buildings = [self._buildings(q, []) for q in range(v.players)]
         self.cache: dict[tuple, float] = {}
 
@@ -269,4 +274,4 @@ class CardHeuristicAgent(ViewAgent):
         return claims[p] - max(claims[q] for q in range(n) if q != p)
 
 
-__all__ = ["CardHeuristicAgent", "CardHeuristicWeights"]
+__all__ = ["CardHeuristicAgent", "CardHeuristicWeights", "future_set_points", "rounds_left"]

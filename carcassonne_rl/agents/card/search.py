@@ -7,10 +7,13 @@ cards). The SAME worlds serve every candidate. In each world a candidate is appl
 game played on by the base policy in every seat, each seat's base agent deciding from its own
 view of that world (a :class:`ViewAgent` reads nothing else), to the start of the round
 ``horizon`` rounds on (rows are scored at a round's end) or the game's end. A world is valued
-by the seat's standing margin (score + building value collected, own minus the best other);
-the candidate with the best mean wins (ties: the base policy's order). The spec
-``search=W:K:H`` sets the horizon (default 1: the rest of the round; a longer one plays
-further with the base policy, which measured weaker, see the docs). Before the search the
+by the seat's standing margin (:func:`leaf_standing`: score + building value collected and,
+weighted by ``future``, what the seat's animals and partial building sets hold for the rounds
+to come; own minus the best other); the candidate with the best mean wins (ties: the base
+policy's order). The spec ``search=W:K:H:F`` sets the horizon (default 1: the rest of the
+round; a longer one plays further with the base policy, which measured weaker, see the docs)
+and the future weight (default :data:`DEFAULT_FUTURE`; 0: the standings alone, the search
+before 2026-11-27). Before the search the
 candidates are pruned to the base policy's ``candidates`` best when it ranks them
 (``scored(view, legal)``, as :class:`CardHeuristicAgent` does). Every other decision (setup
 joker, scoring choices) is the base policy's. The agent decides from its view only.
@@ -22,31 +25,59 @@ from collections.abc import Callable
 from typing import Any
 
 from carcassonne_rl.agents.base import Agent, ViewAgent
+from carcassonne_rl.agents.card.heuristic import (
+    CardHeuristicWeights,
+    future_set_points,
+    rounds_left,
+)
 from carcassonne_rl.agents.card.row_values import standing
-from carcassonne_rl.games.cardcassonne import determinize
+from carcassonne_rl.games.cardcassonne import RULES, building_points, determinize
+from carcassonne_rl.games.cardcassonne.cards import BUILDING_JOKER
+
+#: the heuristic's weights, which the leaf's future terms use
+WEIGHTS = CardHeuristicWeights()
+#: the weight of those terms in the leaf's value when the spec leaves ``F`` out
+DEFAULT_FUTURE = 1.0
 
 #: builds one seat's base agent (a :class:`ViewAgent`) from a seed
 BaseFactory = Callable[[int | None], Agent]
 
 
-def parse_search(params: list[str]) -> tuple[int, int, int]:
-    """``(W, K, H)`` of a card search spec's parameters ``["search[=W]", "K"?, "H"?]``
-    (defaults 8, 3 and 1); a bare ``ValueError`` when they are malformed (the caller names
-    the spec)."""
+def parse_search(params: list[str]) -> tuple[int, int, int, float]:
+    """``(W, K, H, F)`` of a card search spec's parameters ``["search[=W]", "K"?, "H"?,
+    "F"?]`` (defaults 8, 3, 1 and :data:`DEFAULT_FUTURE`); a bare ``ValueError`` when they
+    are malformed (the caller names the spec)."""
     head, sep, value = params[0].partition("=")
-    if head != "search" or len(params) > 3 or (len(params) >= 2 and not sep):
+    if head != "search" or len(params) > 4 or (len(params) >= 2 and not sep):
         raise ValueError
     worlds = int(value) if sep else 8
     candidates = int(params[1]) if len(params) >= 2 else 3
-    horizon = int(params[2]) if len(params) == 3 else 1
-    if worlds < 1 or candidates < 1 or horizon < 1:
+    horizon = int(params[2]) if len(params) >= 3 else 1
+    future = float(params[3]) if len(params) == 4 else DEFAULT_FUTURE
+    if worlds < 1 or candidates < 1 or horizon < 1 or not 0.0 <= future < float("inf"):
         raise ValueError
-    return worlds, candidates, horizon
+    return worlds, candidates, horizon, future
 
 
-def margin(s: Any, p: int) -> float:
-    """Seat ``p``'s standing minus the best other standing in ``s``."""
-    v = [standing(s, q) for q in range(s.n)]
+def leaf_standing(s: Any, q: int, future: float = 0.0) -> float:
+    """Seat ``q``'s standing at the end of a rollout: its score and the end-of-game value of
+    its buildings (``row_values.standing``) and, with ``future`` > 0, what it holds for the
+    rounds to come as the heuristic values it (``future`` times its weights, fading with the
+    rounds left): partial building sets worth more, and each species' table value again
+    (``animal_future``), since every later claim of that species scores the whole total."""
+    if not future:
+        return standing(s, q)
+    left = future * rounds_left(s)
+    col = s.collected[q]
+    counts = [col[c * 5 + 3] for c in range(4)]
+    sets = building_points(counts, col[BUILDING_JOKER], future_set_points(WEIGHTS, left))
+    animals = sum(RULES.animal_value(t) for t in s.animals[q])
+    return float(s.scores[q]) + sets + WEIGHTS.animal_future * left * animals
+
+
+def margin(s: Any, p: int, future: float = 0.0) -> float:
+    """Seat ``p``'s :func:`leaf_standing` minus the best other seat's in ``s``."""
+    v = [leaf_standing(s, q, future) for q in range(s.n)]
     return v[p] - max(v[q] for q in range(s.n) if q != p)
 
 
@@ -60,14 +91,18 @@ class CardSearchAgent(ViewAgent):
         seed: int | None = None,
         candidates: int = 3,
         horizon: int = 1,
+        future: float = DEFAULT_FUTURE,
     ) -> None:
         if worlds < 1 or candidates < 1 or horizon < 1:
             raise ValueError("worlds, candidates and horizon must be >= 1")
+        if not 0.0 <= future < float("inf"):
+            raise ValueError(f"the leaf's future weight must be >= 0, got {future}")
         super().__init__(seed)
         self.base_factory = base_factory
         self.worlds = worlds
         self.candidates = candidates
         self.horizon = horizon
+        self.future = future
         self.base = base_factory(seed)
         if not isinstance(self.base, ViewAgent):
             raise ValueError("the base policy must be a ViewAgent (it decides from a view)")
@@ -118,10 +153,17 @@ class CardSearchAgent(ViewAgent):
                 s = world.clone()
                 s.apply_code(code)
                 self._rollout(s, seed)
-                totals[code] += margin(s, me)
+                totals[code] += margin(s, me, self.future)
         self.last_values = {c: t / len(worlds) for c, t in totals.items()}
         best = max(self.last_values.values())
         return next(c for c in ranked if self.last_values[c] >= best - 1e-9)
 
 
-__all__ = ["BaseFactory", "CardSearchAgent", "margin", "parse_search"]
+__all__ = [
+    "DEFAULT_FUTURE",
+    "BaseFactory",
+    "CardSearchAgent",
+    "leaf_standing",
+    "margin",
+    "parse_search",
+]

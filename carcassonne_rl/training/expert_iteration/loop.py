@@ -39,7 +39,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "carcassonne": {"candidates": 3, "samples": 2, "keep": 8, "epochs": 4,
                     "learning_rate": 3e-4, "variants": ("base",)},
     "cardcassonne": {"candidates": 3, "epochs": 6, "learning_rate": 1e-3,
-                     "tables": (2, 2, 3, 4, 5), "worlds": 8},
+                     "tables": (2, 2, 3, 4, 5), "worlds": 8, "future": 1.0},
 }  # fmt: skip
 
 
@@ -67,12 +67,13 @@ class LoopConfig:
     tables: tuple[int, ...] | None = None  # card: the table sizes teacher games cycle through
     worlds: int | None = None  # card: the search's W (8)
     variants: tuple[str, ...] | None = None  # tile: the expansion sets teacher games cycle
+    future: float | None = None  # card: the search's F, the future's weight at its leaves (1)
 
     def __post_init__(self) -> None:
         if self.game not in DEFAULTS:
             raise ValueError(f"game must be one of {', '.join(DEFAULTS)}, got {self.game!r}")
         defaults = DEFAULTS[self.game]
-        foreign = [k for k in ("samples", "keep", "tables", "worlds", "variants")
+        foreign = [k for k in ("samples", "keep", "tables", "worlds", "variants", "future")
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
             foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
@@ -105,8 +106,9 @@ class LoopConfig:
         if min(self.games_per_iteration()) < 1 or self.candidates < 1 or self.epochs < 1:
             raise ValueError("a loop needs games >= 1, candidates >= 1, epochs >= 1")
         if (self.samples is not None and self.samples < 0) or (
-                self.worlds is not None and self.worlds < 1):  # fmt: skip
-            raise ValueError("a loop's search needs samples >= 0 and worlds >= 1")
+                self.worlds is not None and self.worlds < 1) or (
+                self.future is not None and not 0.0 <= self.future < float("inf")):  # fmt: skip
+            raise ValueError("a loop's search needs samples >= 0, worlds >= 1 and future >= 0")
         if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
@@ -134,6 +136,8 @@ def load_config(run: Path, given: dict[str, Any]) -> LoopConfig:
     path = Path(run) / LOOP_FILE
     if path.exists():
         held = json.loads(path.read_text())["config"]  # an older file: fewer settings
+        if held.get("game") == "cardcassonne":  # a card loop from before the leaf's future
+            held.setdefault("future", 0.0)
         held = json.loads(json.dumps(dataclasses.asdict(LoopConfig(**held))))
         differ = {k: (held.get(k), v) for k, v in given.items() if held.get(k) != v}
         if differ:
@@ -149,7 +153,7 @@ def teacher_spec(config: LoopConfig, network: str | None) -> str:
     """The search over ``network`` (None: tile game, the shipped network averaged with the
     heuristic; card game, the heuristic)."""
     if config.game == "cardcassonne":
-        search = f"search={config.worlds}:{config.candidates}"
+        search = f"search={config.worlds}:{config.candidates}:1:{config.future:g}"
         return f"pretrained:{search}@{network}" if network else f"heuristic:{search}"
     spec = f"pretrained:search={config.candidates}:{config.samples}"
     return f"{spec}@{network}" if network else spec
@@ -174,13 +178,23 @@ def teacher_weight(network: str | None) -> float | None:
     return None if weight is None else float(weight)
 
 
+def _teacher_files(run: Path, config: LoopConfig, iterations: list[int]) -> list[Path]:
+    """The teacher games of ``iterations`` in the loop ``run``."""
+    from .positions import game_files
+
+    files: list[Path] = []
+    for i in iterations:
+        folder = run / f"iteration_{i}" / "teacher"
+        files += game_files(folder, config.games_at(i), seeds.expert_loop_seed(config.seed, i))
+    return files
+
+
 def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
-         on_epoch: Callable[[int, dict], None] | None, earlier: list[Path]) -> dict:  # fmt: skip
-    """Fit on ``folder/teacher`` into ``folder/network.npz``: the tile game fine-tunes the
-    teacher's network on this iteration's games; the card game fits its search-value network
-    (from the teacher's, else from random weights) on them and the ``earlier`` iterations'
-    teacher folders."""
-    from .positions import game_files, load_games
+         on_epoch: Callable[[int, dict], None] | None, files: list[Path]) -> dict:  # fmt: skip
+    """Fit on the teacher games ``files`` into ``folder/network.npz``: the tile game
+    fine-tunes the teacher's network, the card game fits its search-value network (from the
+    teacher's, else from random weights)."""
+    from .positions import load_games
 
     lines: list[str] = []
 
@@ -192,9 +206,6 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
     if config.game == "cardcassonne":
         from .card_fit import fit_card_net
 
-        files = game_files(folder / "teacher", config.games_at(len(earlier)), seed)
-        for i, other in enumerate(earlier):
-            files += game_files(other, config.games_at(i), seeds.expert_loop_seed(config.seed, i))
         data = load_games(files)
         net, report = fit_card_net(
             data, init_model=network, epochs=config.epochs,
@@ -213,7 +224,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
         if config.target == "blend" and weight is None:
             raise ValueError("target blend needs a teacher averaged with the heuristic; "
                              f"{network} plays alone")  # fmt: skip
-        data = load_games(game_files(folder / "teacher", config.games_at(len(earlier)), seed))
+        data = load_games(files)
         net, report = finetune(
             data, network or pretrained_path("carcassonne"), config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
@@ -221,7 +232,8 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
             target_kind=config.target, weight=weight or PRETRAINED_2P_WEIGHT, seed=seed,
             on_epoch=epoch_done,
         )  # fmt: skip
-        done = {"rows": report["train_rows"], "placements": int(len(set(data["decision"])))}
+        done = {"rows": report["train_rows"], "placements": int(len(set(data["decision"]))),
+                "games": int(data["files"])}  # fmt: skip
     atomic_write_text(folder / "fit_log.jsonl", "\n".join(lines) + "\n")
     net.save(folder / "network.npz")  # last: the fit is done when the network is there
     return done
@@ -300,10 +312,13 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
         candidate = str(folder / "network.npz")
         if not Path(candidate).exists():
             t0 = time.perf_counter()
-            earlier = [run / f"iteration_{i}" / "teacher" for i in range(k)]
+            # the card game fits on every iteration's games so far; the tile game on this
+            # teacher's: the iterations after a rejected candidate taught with the same network
+            fitted = [k] + [i for i in range(k) if config.game == "cardcassonne"
+                            or entries[i]["teacher"] == entry["teacher"]]  # fmt: skip
             entry.update(_fit(folder, config, best, seed,
                               lambda e, r, k=k: emit({"iteration": k, "fit": r}),
-                              earlier))  # fmt: skip
+                              _teacher_files(run, config, fitted)))  # fmt: skip
             seconds["fit"] = time.perf_counter() - t0
         gate_file = folder / "gate.json"
         if gate_file.exists():
