@@ -140,12 +140,19 @@ DEFAULTS = {"carcassonne": ("pretrained:search=3:2", 1e-4),
 
 def run_expert_iteration(args: argparse.Namespace) -> int:
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
-    from carcassonne_rl.training.expert_iteration.positions import collect, load_positions
+    from carcassonne_rl.training.expert_iteration.positions import (
+        collect,
+        load_positions,
+        variant_expansions,
+    )
 
     if args.out is not None and args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")
-    if args.game == "cardcassonne" and args.variants:
-        raise UserError("--variants is the tile game's (the card game has no expansions)")
+    try:
+        for v in args.variants or ():
+            variant_expansions(v, args.game)
+    except ValueError as exc:
+        raise UserError(f"--variants: {exc}") from None
     if args.game == "carcassonne" and args.more_positions:
         raise UserError("--more-positions is the card game's (the tile game fits one folder)")
     if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"):

@@ -149,7 +149,7 @@ def test_teacher_games_cycle_through_the_variants(tmp_path, monkeypatch) -> None
         ValueError, match=r"variant 'messages\+river': unknown expansions \['river'\]"
     ):
         collect(tmp_path / "other", 1, TEACHER, variants=("messages+river",))
-    with pytest.raises(ValueError, match="the tile game's expansion sets"):
+    with pytest.raises(ValueError, match="expansions exist only for the tile game"):
         collect(tmp_path / "card", 1, "heuristic:search=2:2", game="cardcassonne",
                 variants=("messages",))  # fmt: skip
 

@@ -45,16 +45,17 @@ ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
 BASE = "base"
 
 
-def variant_expansions(variant: str) -> tuple[str, ...]:
-    """The expansions of a tile variant: ``base`` -> ``()``, ``messages+labyrinth`` ->
-    ``("messages", "labyrinth")``; ``ValueError`` naming the variant otherwise."""
+def variant_expansions(variant: str, game: str = "carcassonne") -> tuple[str, ...]:
+    """The expansions of a variant of ``game``: ``base`` -> ``()``, ``messages+labyrinth`` ->
+    ``("messages", "labyrinth")``; ``ValueError`` naming the variant otherwise (the game
+    registry says which game has which expansions)."""
     if variant == BASE:
         return ()
     from carcassonne_rl.games.registry import check_expansions
 
     names = variant.split("+")
     try:
-        return check_expansions("carcassonne", names)
+        return check_expansions(game, names)
     except ValueError as err:
         raise ValueError(
             f"variant {variant!r}: {err} (a variant is {BASE} or expansions joined by +)"
@@ -203,13 +204,10 @@ def collect(
     the card game, whose games cycle through ``tables``."""
     check_teacher(game, teacher, seed)  # a bad spec fails here, before any process starts
     variants = tuple(variants)
-    if game == "carcassonne":
-        if not variants:
-            raise ValueError("variants needs one variant or more")
-        for v in variants:
-            variant_expansions(v)
-    elif variants != (BASE,):
-        raise ValueError("variants are the tile game's expansion sets (the card game has none)")
+    if not variants:
+        raise ValueError("variants needs one variant or more")
+    for v in variants:
+        variant_expansions(v, game)
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
     if game != "carcassonne":
         settings.update(game=game, tables=list(tables))
