@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from carcassonne_rl.agents.base import ViewAgent
 from carcassonne_rl.agents.card.greedy import CardGreedyAgent
-from carcassonne_rl.games.cardcassonne import RULES, building_points
+from carcassonne_rl.agents.card.row_values import buildings_value
+from carcassonne_rl.games.cardcassonne import RULES
 from carcassonne_rl.games.cardcassonne.actions import ACTIONS, ASSIGN, KEEP, TEN
 from carcassonne_rl.games.cardcassonne.cards import (
     ANIMAL_JOKER,
@@ -84,15 +85,7 @@ class _Values:
         self.cache: dict[tuple, float] = {}
 
     def _buildings(self, q: int, extra: list[int]) -> float:
-        col = self.v.collected[q]
-        counts = [col[c * 5 + 3] for c in range(4)]
-        jokers = col[BUILDING_JOKER]
-        for k in extra:
-            if k == BUILDING_JOKER:
-                jokers += 1
-            else:
-                counts[KIND_COLOUR[k]] += 1
-        return building_points(counts, jokers, self.set_points)
+        return buildings_value(self.v.collected[q], extra, self.set_points)
 
     def _animal(self, q: int, s: int, total: int) -> float:
         old = self.v.animals[q][s]

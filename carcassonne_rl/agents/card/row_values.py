@@ -38,8 +38,13 @@ def claimable(row: list[int] | tuple[int, ...]) -> list[int]:
     return list(row)
 
 
-def buildings_value(collected: list[int] | tuple[int, ...], extra: list[int] = ()) -> int:
-    """End-of-game building points of ``collected`` (+ ``extra`` building kinds)."""
+def buildings_value(
+    collected: list[int] | tuple[int, ...],
+    extra: list[int] = (),
+    set_points: tuple[float, ...] = RULES.building_set_points,
+) -> float:
+    """End-of-game building points of ``collected`` (+ ``extra`` building kinds), sets of
+    1-4 colours worth ``set_points``."""
     counts = [collected[c * 5 + 3] for c in range(4)]
     jokers = collected[BUILDING_JOKER]
     for k in extra:
@@ -47,7 +52,7 @@ def buildings_value(collected: list[int] | tuple[int, ...], extra: list[int] = (
             jokers += 1
         else:
             counts[KIND_COLOUR[k]] += 1
-    return building_points(counts, jokers, RULES.building_set_points)
+    return building_points(counts, jokers, set_points)
 
 
 def claim_value(

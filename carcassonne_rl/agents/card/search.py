@@ -30,9 +30,8 @@ from carcassonne_rl.agents.card.heuristic import (
     future_set_points,
     rounds_left,
 )
-from carcassonne_rl.agents.card.row_values import standing
-from carcassonne_rl.games.cardcassonne import RULES, building_points, determinize
-from carcassonne_rl.games.cardcassonne.cards import BUILDING_JOKER
+from carcassonne_rl.agents.card.row_values import buildings_value, standing
+from carcassonne_rl.games.cardcassonne import RULES, determinize
 
 #: the heuristic's weights, which the leaf's future terms use
 WEIGHTS = CardHeuristicWeights()
@@ -68,9 +67,7 @@ def leaf_standing(s: Any, q: int, future: float = 0.0) -> float:
     if not future:
         return standing(s, q)
     left = future * rounds_left(s)
-    col = s.collected[q]
-    counts = [col[c * 5 + 3] for c in range(4)]
-    sets = building_points(counts, col[BUILDING_JOKER], future_set_points(WEIGHTS, left))
+    sets = buildings_value(s.collected[q], set_points=future_set_points(WEIGHTS, left))
     animals = sum(RULES.animal_value(t) for t in s.animals[q])
     return float(s.scores[q]) + sets + WEIGHTS.animal_future * left * animals
 
