@@ -120,17 +120,14 @@ def table_list(text: str) -> tuple[int, ...]:
 def variant_list(text: str) -> tuple[str, ...]:
     """``base,messages+labyrinth`` -> ``("base", "messages+labyrinth")``, each a tile variant
     (``base``, or expansion names joined by ``+``)."""
-    from carcassonne_rl.training.expert_iteration.positions import variant_expansions
+    from carcassonne_rl.training.expert_iteration.positions import check_variants
 
-    variants = tuple(text.split(","))
     try:
-        for v in variants:
-            variant_expansions(v)
+        return check_variants(text.split(","))
     except ValueError as err:
         raise argparse.ArgumentTypeError(
             f"expected variants like base,messages,labyrinth,messages+labyrinth: {err}"
         ) from None
-    return variants
 
 
 #: per game: the default teacher and learning rate
@@ -141,16 +138,16 @@ DEFAULTS = {"carcassonne": ("pretrained:search=3:2", 1e-4),
 def run_expert_iteration(args: argparse.Namespace) -> int:
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
     from carcassonne_rl.training.expert_iteration.positions import (
+        check_variants,
         collect,
         load_positions,
-        variant_expansions,
     )
 
     if args.out is not None and args.out.suffix != ".npz":
         raise UserError(f"--out must name a .npz file, got {args.out}")
     try:
-        for v in args.variants or ():
-            variant_expansions(v, args.game)
+        if args.variants:
+            check_variants(args.variants, args.game)
     except ValueError as exc:
         raise UserError(f"--variants: {exc}") from None
     if args.game == "carcassonne" and args.more_positions:

@@ -94,13 +94,9 @@ class LoopConfig:
             for n in self.tables:
                 check_players(self.game, n)
         if self.variants is not None:
-            from .positions import variant_expansions
+            from .positions import check_variants
 
-            object.__setattr__(self, "variants", tuple(self.variants))
-            if not self.variants:
-                raise ValueError("variants needs one variant or more")
-            for v in self.variants:
-                variant_expansions(v)
+            object.__setattr__(self, "variants", check_variants(self.variants))
         if not isinstance(self.games, int):
             object.__setattr__(self, "games", tuple(self.games))
         if min(self.games_per_iteration()) < 1 or self.candidates < 1 or self.epochs < 1:

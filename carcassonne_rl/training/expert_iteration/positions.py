@@ -25,7 +25,7 @@ An option that ends the game is not stored (its value is exact, nothing to learn
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
@@ -60,6 +60,17 @@ def variant_expansions(variant: str, game: str = "carcassonne") -> tuple[str, ..
         raise ValueError(
             f"variant {variant!r}: {err} (a variant is {BASE} or expansions joined by +)"
         ) from None
+
+
+def check_variants(variants: Sequence[str], game: str = "carcassonne") -> tuple[str, ...]:
+    """``variants`` as a tuple, each checked by :func:`variant_expansions` (``ValueError``
+    for none or a bad one)."""
+    variants = tuple(variants)
+    if not variants:
+        raise ValueError("variants needs one variant or more")
+    for v in variants:
+        variant_expansions(v, game)
+    return variants
 
 
 def teacher_deal(seed: int, game: int) -> int:
@@ -203,11 +214,7 @@ def collect(
     tile game (2 players; its games cycle through the expansion sets of ``variants``) or
     the card game, whose games cycle through ``tables``."""
     check_teacher(game, teacher, seed)  # a bad spec fails here, before any process starts
-    variants = tuple(variants)
-    if not variants:
-        raise ValueError("variants needs one variant or more")
-    for v in variants:
-        variant_expansions(v, game)
+    variants = check_variants(variants, game)
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
     if game != "carcassonne":
         settings.update(game=game, tables=list(tables))
