@@ -10,8 +10,10 @@ access and no torch.
   features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
   the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``),
   at 3-5 players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
-  features ``table``) or, without The Messages, the observation networks distilled from it
-  (see docs/multiplayer.md);
+  features ``table``), its margin averaged with the heuristic's too, except at 5 players
+  without The Messages, where the 5-player observation network of ``pretrained-obs`` plays
+  (``tile.table_agent.OBS_TABLES``; until 2026-11-28 the observation networks played 3-5
+  players and the table network alone played with The Messages; docs/multiplayer.md);
   ``pretrained:SIMS`` is ``tile.value_search.ValueSearchAgent``, the UCT search of
   ``tile.mcts`` with the network valuing the leaves and the children's priors, ``SIMS``
   simulations per decision.
@@ -42,9 +44,8 @@ MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonn
 CARD_PPO_FILE = "cardcassonne_2p.npz"  # the card game's PPO policy (pretrained until 2026-11)
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
-# the observation networks that play these tables (pretrained-obs, and pretrained there
-# without The Messages; chosen by measurement: docs/multiplayer.md): at 3 players the
-# 2-player network
+# the observation networks that play these tables (pretrained-obs; chosen by measurement:
+# docs/multiplayer.md): at 3 players the 2-player network
 OBS_TABLE_FILES = {3: OBS_MODEL_FILE, 4: "carcassonne_obs_4p.npz", 5: "carcassonne_obs_5p.npz"}
 
 
@@ -83,8 +84,6 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
         table = table_network()
         if table is not None:
             obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
-            if obs is not None and not obs.tables:
-                obs = None
             return TileTableAgent.of_networks(net, table, seed=seed, obs=obs)
         return BlendedAgent(net, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):

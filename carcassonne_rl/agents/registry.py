@@ -291,11 +291,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 
 
 def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Agent:
-    """``pretrained:blend=W``: the 2-player network's margin with weight ``W`` averaged with
-    the heuristic's (``W = 1``: the network alone; ``pretrained`` plays the shipped weight)."""
-    from carcassonne_rl.agents.pretrained import pretrained_path
+    """``pretrained:blend=W``: the value network of the table (the 2-player network at 2
+    players, the table network at 3-5), its margin with weight ``W`` averaged with the
+    heuristic's (``W = 1``: the network alone; ``pretrained`` plays the shipped weights,
+    and at 5 players without The Messages its observation network)."""
+    from carcassonne_rl.agents.pretrained import pretrained_path, table_network
     from carcassonne_rl.agents.tile.afterstate import load_value_net
     from carcassonne_rl.agents.tile.blend import BlendedAgent
+    from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 
     if game != "carcassonne":
         raise ValueError("pretrained:blend exists for the tile game only")
@@ -307,9 +310,13 @@ def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Age
     except ValueError:
         raise ValueError(
             f"bad spec {spec!r}: expected pretrained:blend=W with the network's weight W in "
-            "[0, 1] (1: the 2-player network alone)"
+            "[0, 1] (1: the value network of the table alone)"
         ) from None
-    return BlendedAgent(load_value_net(pretrained_path(game)), weight, seed=seed)
+    two = BlendedAgent(load_value_net(pretrained_path(game)), weight, seed=seed)
+    table = table_network()
+    if table is None:
+        return two
+    return TileTableAgent(two, BlendedAgent(table, weight, seed=seed), seed, obs_tables=())
 
 
 def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None) -> Agent:

@@ -97,9 +97,11 @@ def test_the_weight_must_be_a_share(net) -> None:
 
 def test_the_blend_spec_builds_the_weighted_agent(net) -> None:
     alone = make_agent("pretrained:blend=1", "carcassonne", seed=0)
-    assert isinstance(alone, BlendedAgent) and alone.weight == 1.0
+    assert isinstance(alone.two, BlendedAgent) and alone.two.weight == 1.0
+    assert isinstance(alone.table, BlendedAgent) and alone.table.weight == 1.0
     assert alone.name == "pretrained:blend=1"
-    assert make_agent("pretrained:blend=0.25", "carcassonne").weight == 0.25
+    quarter = make_agent("pretrained:blend=0.25", "carcassonne")
+    assert quarter.two.weight == quarter.table.weight == 0.25
     for bad in (
         "pretrained:blend",
         "pretrained:blend=2",

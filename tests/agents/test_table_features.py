@@ -130,11 +130,14 @@ def test_network_search_reads_the_table_features() -> None:
 
 
 def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
-    """... (at 2 players blended with the heuristic: tests/agents/test_blend.py) beyond 2
-    players with The Messages (without them, the observation networks play 3-5 players:
-    tests/agents/test_tile_obs_policy.py)."""
+    """... each averaged with the heuristic (at 2 players: tests/agents/test_blend.py),
+    beyond 2 players with The Messages (without them: tests/agents/test_tile_obs_policy.py)."""
     from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE, model_dir
-    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
+    from carcassonne_rl.agents.tile.blend import (
+        PRETRAINED_2P_WEIGHT,
+        PRETRAINED_TABLE_WEIGHTS,
+        BlendedAgent,
+    )
 
     two = load_value_net(pretrained_path("carcassonne"))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
@@ -143,11 +146,64 @@ def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond
     for players, expansions, net in cases:
         s = _midgame(players, expansions, turns=20, seed=players)
         shipped = make_agent("pretrained", "carcassonne", seed=4)
-        if players == 2:
-            alone = BlendedAgent(net, PRETRAINED_2P_WEIGHT, seed=4)
-        else:
-            alone = AfterstateAgent(net, seed=4)
-        for _ in range(12):  # the same moves as the network alone, decision by decision
+        weight = PRETRAINED_2P_WEIGHT if players == 2 else PRETRAINED_TABLE_WEIGHTS
+        alone = BlendedAgent(net, weight, seed=4)
+        for _ in range(12):  # the same moves as that blend, decision by decision
             code = shipped.act(s, s.current_player)
             assert code == alone.act(s, s.current_player)
             s.apply_code(code)
+
+
+def test_pretrained_blend_weighs_the_table_network_beyond_2_players() -> None:
+    """``pretrained:blend=W`` at 3-5 players averages the table network with the heuristic
+    at weight ``W``: ``W = 1`` moves as the table network alone, the shipped weight as
+    ``pretrained`` at 4 players, and a weight of 0 as the heuristic's margin alone."""
+    from carcassonne_rl.agents.pretrained import table_network
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS
+
+    table = table_network()
+    cases = (
+        (3, "pretrained:blend=1", AfterstateAgent(table, seed=4)),
+        (4, f"pretrained:blend={PRETRAINED_TABLE_WEIGHTS[4]}",
+         make_agent("pretrained", "carcassonne", seed=4)),
+    )  # fmt: skip
+    for players, spec, expected in cases:
+        s = _midgame(players, (), turns=16, seed=players)
+        agent = make_agent(spec, "carcassonne", seed=4)
+        for _ in range(12):
+            code = agent.act(s, s.current_player)
+            assert code == expected.act(s, s.current_player)
+            s.apply_code(code)
+    # W = 0: the options ranked by the heuristic's margin (own - best other) alone
+    s = _midgame(3, (), turns=10, seed=9)
+    while s.phase != "place_tile":
+        s.apply_code(int(s.legal_action_codes()[0]))
+    codes, values = make_agent("pretrained:blend=0", "carcassonne", seed=4).decision_values(
+        s, s.current_player
+    )
+    heuristic = dict(make_agent("heuristic", "carcassonne").evaluate(s, s.current_player))
+    best = max(heuristic.values())
+    assert heuristic[codes[int(np.argmax(values))]] >= best - 1e-6
+
+
+def test_a_blend_with_a_weight_per_table_plays_each_tables_weight() -> None:
+    """A weight per number of players moves as the single weight of that table, and a
+    table it has no weight for is refused with a message naming it."""
+    from carcassonne_rl.agents.pretrained import table_network
+    from carcassonne_rl.agents.tile.blend import BlendedAgent
+
+    table = table_network()
+    per_table = BlendedAgent(table, {3: 0.9, 4: 0.3}, seed=1)
+    for players, weight in ((3, 0.9), (4, 0.3)):
+        s = _midgame(players, (), turns=12, seed=players + 20)
+        single = BlendedAgent(table, weight, seed=1)
+        for _ in range(8):
+            codes, values = per_table.decision_values(s, s.current_player)
+            codes1, values1 = single.decision_values(s, s.current_player)
+            assert list(codes) == list(codes1)
+            np.testing.assert_allclose(values, values1)
+            s.apply_code(int(codes[int(np.argmax(values))]))
+    with pytest.raises(ValueError, match="no weight for 5 players"):
+        per_table.decision_values(_midgame(5, (), turns=3, seed=1), 0)
+    with pytest.raises(ValueError, match=r"in \[0, 1\], got 1.5"):
+        BlendedAgent(table, {3: 1.5})

@@ -239,21 +239,27 @@ def test_the_observation_policy_plays_each_table_with_its_network():
             env.step(agent.decide(obs))
 
 
-def test_pretrained_plays_the_observation_networks_at_their_tables():
-    """``pretrained`` at a table that ``pretrained-obs`` has a network for (and without The
-    Messages) moves as ``pretrained-obs``; with The Messages, as the table value network."""
+def test_pretrained_plays_the_blended_table_network_or_the_5_player_observation_network():
+    """``pretrained`` at 3 and 4 players, and at any table with The Messages, moves as the
+    table value network averaged with the heuristic; at 5 players without The Messages as
+    ``pretrained-obs`` (its 5-player network)."""
     from carcassonne_rl.agents.pretrained import table_network
-    from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
 
     pretrained = make_agent("pretrained", "carcassonne", seed=0)
     obs_agent = make_agent("pretrained-obs", "carcassonne", seed=0)
-    assert set(obs_agent.tables) == set(pretrained.obs.tables) and obs_agent.tables
-    players = min(obs_agent.tables)
-    table = AfterstateAgent(table_network(), seed=0)
-    for expansions, other in (((), obs_agent), (("messages",), table)):
+    assert sorted(obs_agent.tables) == [3, 4, 5]
+    table = BlendedAgent(table_network(), PRETRAINED_TABLE_WEIGHTS, seed=0)
+    differs = {3: 0, 4: 0}
+    for players, expansions, expected in (
+        (3, (), table), (4, (), table), (5, ("messages",), table), (5, (), obs_agent),
+    ):  # fmt: skip
         state = new_game(GameConfig(players=players, seed=3, expansions=expansions))
-        for _ in range(24):
+        for _ in range(20):
             p = state.current_player
             code = pretrained.act(state, p)
-            assert code == other.act(state, p)
+            assert code == expected.act(state, p)
+            if players in differs and state.phase == "place_tile":
+                differs[players] += code != obs_agent.act(state, p)
             state.apply_code(int(code))
+    assert all(differs.values())  # the observation networks would have played otherwise

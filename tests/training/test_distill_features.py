@@ -205,20 +205,24 @@ def test_features_training_configs_are_checked(tmp_path):
 
 
 def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
-    """At a table where ``pretrained`` plays an observation network, its demonstrations
-    are still its value network's moves and values (a student never teaches itself)."""
+    """At 3-5 players ``pretrained``'s demonstrations are its table agent's moves and
+    values (the table network averaged with the heuristic), replayed here decision by
+    decision."""
     from carcassonne_rl.agents.pretrained import table_network
-    from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
     from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
     from carcassonne_rl.training.distill.demos import demo_deal, play_demos
     from carcassonne_rl.training.ppo.warm_start import load_demo_game
 
-    players = min(make_agent("pretrained", "carcassonne").obs.tables)
+    players = 3
     assert play_demos(tmp_path, 1, seed=5, players=players) == 1
     game = load_demo_game(tmp_path / f"game_{demo_deal(5, 0)}.npz")
     encoder = TileEncoderV1()
     deal = demo_deal(5, 0)
-    teachers = [AfterstateAgent(table_network(), seed=deal + p) for p in range(players)]
+    teachers = [
+        BlendedAgent(table_network(), PRETRAINED_TABLE_WEIGHTS, seed=deal + p)
+        for p in range(players)
+    ]
     state = Setup("carcassonne", players).new_state(deal)
     for i, action in enumerate(game["actions"][:30]):
         p = state.current_player

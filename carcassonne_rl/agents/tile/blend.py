@@ -1,5 +1,5 @@
-"""The afterstate network's margin estimate averaged with the heuristic's (2-player
-``pretrained``).
+"""The afterstate network's margin estimate averaged with the heuristic's (``pretrained``
+of the tile game: the 2-player network at 2 players, the table network at 3-5).
 
 The network and the heuristic both estimate an afterstate's final margin for a seat (own
 final score - best other), in points: the network as ``value_scale * atanh(value)`` (it is
@@ -18,6 +18,7 @@ scale.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,9 @@ from carcassonne_rl.encoders.features.table import feature_set
 
 #: the network's share of the 2-player ``pretrained``'s estimate
 PRETRAINED_2P_WEIGHT = 0.75
+#: the table network's share of ``pretrained``'s estimate at each table of 3-5 players
+#: (chosen on other deals than the reported ones: docs/multiplayer.md)
+PRETRAINED_TABLE_WEIGHTS = {3: 0.75, 4: 0.6, 5: 0.6}
 _EDGE = 1.0 - 1e-7
 
 
@@ -81,14 +85,29 @@ def blended_values(net: MLP, children: list[Any], player: int, weight: float) ->
 
 
 class BlendedAgent(AfterstateAgent):
-    """:class:`AfterstateAgent` ranking its options by the network-heuristic blend."""
+    """:class:`AfterstateAgent` ranking its options by the network-heuristic blend, the
+    network's share ``weight`` (one for every table, or one per number of players)."""
 
-    def __init__(self, net: MLP, weight: float = PRETRAINED_2P_WEIGHT, seed: int | None = None,
-                 epsilon: float = 0.0, name: str = "blend") -> None:  # fmt: skip
-        if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"the network's weight must be in [0, 1], got {weight}")
+    def __init__(self, net: MLP, weight: float | Mapping[int, float] = PRETRAINED_2P_WEIGHT,
+                 seed: int | None = None, epsilon: float = 0.0, name: str = "blend"
+                 ) -> None:  # fmt: skip
+        shares = weight.values() if isinstance(weight, Mapping) else (weight,)
+        for w in shares:
+            if not 0.0 <= w <= 1.0:
+                raise ValueError(f"the network's weight must be in [0, 1], got {w}")
         super().__init__(net, seed=seed, epsilon=epsilon, name=name)
-        self.weight = weight
+        self.weight = dict(weight) if isinstance(weight, Mapping) else float(weight)
+
+    def weight_at(self, players: int) -> float:
+        """The network's share at a table of ``players`` seats."""
+        if not isinstance(self.weight, dict):
+            return self.weight
+        if players not in self.weight:
+            raise ValueError(f"this blend has no weight for {players} players")
+        return self.weight[players]
 
     def values(self, children: list[Any], player: int) -> np.ndarray:
-        return blended_values(self.net, children, player, self.weight)
+        if not children:
+            return np.zeros(0, np.float64)
+        weight = self.weight_at(children[0].config.players)
+        return blended_values(self.net, children, player, weight)

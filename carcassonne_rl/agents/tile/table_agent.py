@@ -8,29 +8,39 @@ import numpy as np
 
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP
-from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
-from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
+from carcassonne_rl.agents.tile.blend import (
+    PRETRAINED_2P_WEIGHT,
+    PRETRAINED_TABLE_WEIGHTS,
+    BlendedAgent,
+)
+
+#: the tables where ``pretrained`` plays its observation network (without The Messages),
+#: not the table network averaged with the heuristic (chosen by measurement:
+#: docs/multiplayer.md)
+OBS_TABLES = (5,)
 
 
 class TileTableAgent(BaseAgent):
     """The tile game's ``pretrained``: one agent for 2 players, another for 3-5 (each
-    built on its network: ``carcassonne_2p.npz`` and ``carcassonne_table.npz``); with
-    ``obs``, the observation policy plays the tables it has a network for
-    (``obs.tables``: 3, 4 and 5 players), except with The Messages (it has no outputs for
-    them). Its values (``decision_values``) are always the value agents' (at 2 players the
-    network-heuristic blend)."""
+    built on its network, ``carcassonne_2p.npz`` and ``carcassonne_table.npz``, averaged
+    with the heuristic); with ``obs``, the observation policy plays the tables of
+    ``obs_tables`` it has a network for, except with The Messages (it has no outputs for
+    them). Its values (``decision_values``) are always the value agents'."""
 
-    def __init__(self, two: Any, table: Any, seed: int | None = None, obs: Any = None) -> None:
+    def __init__(self, two: Any, table: Any, seed: int | None = None, obs: Any = None,
+                 obs_tables: tuple[int, ...] = OBS_TABLES) -> None:  # fmt: skip
         super().__init__(seed)
         self.name = "pretrained"
         self.two, self.table, self.obs = two, table, obs
+        self.obs_tables = tuple(t for t in obs_tables if obs is not None and t in obs.tables)
 
     @classmethod
     def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None
                     ) -> TileTableAgent:  # fmt: skip
-        """The network-only agents (``pretrained``)."""
+        """``pretrained``: each network averaged with the heuristic at its shipped weight."""
         return cls(BlendedAgent(two, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained"),
-                   AfterstateAgent(table, seed=seed, name="pretrained"), seed, obs)  # fmt: skip
+                   BlendedAgent(table, PRETRAINED_TABLE_WEIGHTS, seed=seed, name="pretrained"),
+                   seed, obs)  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -39,16 +49,11 @@ class TileTableAgent(BaseAgent):
                 agent.reset(seed)
 
     def values_agent(self, state: Any) -> Any:
-        """The value-network agent of this table (what ``decision_values`` reads)."""
+        """The value agent of this table (what ``decision_values`` reads)."""
         return self.two if state.config.players == 2 else self.table
 
     def _agent(self, state: Any) -> Any:
-        players = state.config.players
-        if (
-            self.obs is not None
-            and players in self.obs.tables
-            and "messages" not in state.config.expansions
-        ):
+        if state.config.players in self.obs_tables and "messages" not in state.config.expansions:
             return self.obs
         return self.values_agent(state)
 
@@ -56,5 +61,5 @@ class TileTableAgent(BaseAgent):
         return self._agent(state).act(state, player)
 
     def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
-        """The value network's value of every legal option (see AfterstateAgent)."""
+        """The value agent's value of every legal option (see AfterstateAgent)."""
         return self.values_agent(state).decision_values(state, player)
