@@ -68,3 +68,31 @@ def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...
         a = make_agent(spec, "carcassonne", seed=seed).act(base, 0)
         b = make_agent(spec, "carcassonne", seed=seed).act(other, 0)
         assert a == b
+
+
+@pytest.mark.parametrize("spec", ["pretrained", "pretrained:blend=0.6"])
+@pytest.mark.parametrize(
+    ("players", "expansions"), [(3, ()), (4, ()), (5, ()), (4, ("messages", "labyrinth"))]
+)
+def test_tile_agents_at_tables_ignore_what_no_seat_has_seen(
+    spec: str, players: int, expansions: tuple[str, ...]
+) -> None:
+    """The tile ``pretrained`` at 3-5 players (the table network averaged with the
+    heuristic; the 5-player observation network) decides the same when the undrawn tiles
+    (and message cards) are reshuffled mid-game."""
+    from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+    state = new_game(GameConfig(players, seed=players + 30, expansions=expansions))
+    mover = make_agent("greedy", "carcassonne", seed=0)
+    checked = 0
+    while not state.is_over and checked < 4:
+        if state.phase == "place_tile" and state.turn % 9 == 4:
+            twin = state.resample_hidden(random.Random(state.turn))
+            assert twin.draw_order != state.draw_order
+            p = state.current_player
+            a = make_agent(spec, "carcassonne", seed=state.turn).act(state, p)
+            b = make_agent(spec, "carcassonne", seed=state.turn).act(twin, p)
+            assert a == b, f"{spec} changed its move with the hidden order at turn {state.turn}"
+            checked += 1
+        state.apply_code(int(mover.act(state, state.current_player)))
+    assert checked == 4

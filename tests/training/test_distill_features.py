@@ -205,16 +205,17 @@ def test_features_training_configs_are_checked(tmp_path):
 
 
 def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
-    """At 3-5 players ``pretrained``'s demonstrations are its table agent's moves and
-    values (the table network averaged with the heuristic), replayed here decision by
-    decision."""
+    """At a table where ``pretrained`` plays an observation network (5 players), its
+    demonstrations are still its value agent's moves and values (the table network
+    averaged with the heuristic: a student never teaches itself)."""
     from carcassonne_rl.agents.pretrained import table_network
     from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
+    from carcassonne_rl.agents.tile.table_agent import OBS_TABLES
     from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
     from carcassonne_rl.training.distill.demos import demo_deal, play_demos
     from carcassonne_rl.training.ppo.warm_start import load_demo_game
 
-    players = 3
+    players = OBS_TABLES[0]
     assert play_demos(tmp_path, 1, seed=5, players=players) == 1
     game = load_demo_game(tmp_path / f"game_{demo_deal(5, 0)}.npz")
     encoder = TileEncoderV1()
