@@ -5,8 +5,9 @@ here by ``ray start --head``, ``HOST:PORT`` (the head's GCS port, 6379 by defaul
 ``ray://HOST:PORT`` (Ray Client) join a cluster. An unreachable address fails within
 seconds (a TCP probe before ``ray.init``, which would otherwise retry for a minute).
 
-Token authentication (on by default since Ray 2.5x: ``ray start --head`` writes
-``~/.ray/auth_token``): joining a cluster needs ``RAY_AUTH_MODE=token`` and the head's
+Token authentication (Ray 2.5x: ``ray start --head`` turns it on when a token is there,
+e.g. from ``ray get-auth-token --generate`` or an earlier local ``ray.init()``; see
+docs/cluster.md): joining such a cluster needs ``RAY_AUTH_MODE=token`` and the head's
 token (``~/.ray/auth_token``, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``); when
 ``RAY_AUTH_MODE`` is unset and such a token is there, :func:`connect` sets it.
 """

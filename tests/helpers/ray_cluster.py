@@ -22,11 +22,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _ray_cli() -> str:
+    return str(Path(sys.executable).parent / "ray")
+
+
+def _token_env() -> dict[str, str]:
+    """The environment of a node with Ray's token authentication, the token generated first
+    if this machine has none (``ray get-auth-token --generate``: ~/.ray/auth_token). Without
+    it the head's mode would depend on whether an earlier ``ray.init()`` left a token behind,
+    and a node joined in token mode could not join a head started without one."""
+    subprocess.run([_ray_cli(), "get-auth-token", "--generate"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    return dict(os.environ, RAY_AUTH_MODE="token")
+
+
 def _start(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
-    ray_cli = Path(sys.executable).parent / "ray"
     out = log.open("w")
     try:
-        return subprocess.Popen([str(ray_cli), "start", "--block", *args, "--disable-usage-stats"],
+        return subprocess.Popen([_ray_cli(), "start", "--block", *args, "--disable-usage-stats"],
                                 stdout=out, stderr=out, env=env)  # fmt: skip
     finally:
         out.close()
@@ -43,11 +56,13 @@ def _stop(node: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def head_node(folder: Path, cpus: int = 2) -> Iterator[tuple[str, subprocess.Popen]]:
-    """(address, process) of a head on 127.0.0.1 with ``cpus`` CPUs, until the block ends."""
+    """(address, process) of a head on 127.0.0.1 with ``cpus`` CPUs and Ray's token
+    authentication, until the block ends."""
     port = free_port()
     log = folder / "ray_head.log"
     head = _start(["--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
-                   "--num-cpus", str(cpus), "--include-dashboard", "false"], log)  # fmt: skip
+                   "--num-cpus", str(cpus), "--include-dashboard", "false"], log,
+                  _token_env())  # fmt: skip
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -67,19 +82,22 @@ def head_node(folder: Path, cpus: int = 2) -> Iterator[tuple[str, subprocess.Pop
 def joined_node(address: str, folder: Path, cpus: int = 1) -> Iterator[subprocess.Popen]:
     """A second node joined to the head at ``address`` (``ray start --address``, with the
     head's token), until the block ends."""
-    env = dict(os.environ, RAY_AUTH_MODE="token")
     node = _start(["--address", address, "--node-ip-address", "127.0.0.1",
-                   "--num-cpus", str(cpus)], folder / "ray_node.log", env)  # fmt: skip
+                   "--num-cpus", str(cpus)], folder / "ray_node.log", _token_env())  # fmt: skip
     try:
         yield node
     finally:
         _stop(node)
 
 
-def wait_for_nodes(ray, count: int, timeout_s: float = 90.0) -> None:
-    """Until the connected cluster has ``count`` live nodes."""
+def wait_for_nodes(ray, count: int, timeout_s: float = 90.0,
+                   nodes: list[subprocess.Popen] = ()) -> None:  # fmt: skip
+    """Until the connected cluster has ``count`` live nodes; fails at once, with the
+    exit code, if one of ``nodes`` (``ray start`` processes) has exited."""
     deadline = time.monotonic() + timeout_s
     while sum(n["Alive"] for n in ray.nodes()) < count:
+        for node in nodes:
+            assert node.poll() is None, f"ray start exited ({node.returncode}): see its log"
         assert time.monotonic() < deadline, f"the cluster did not reach {count} nodes"
         time.sleep(0.5)
 

@@ -34,7 +34,7 @@ def test_self_play_survives_a_killed_worker_on_two_nodes(tmp_path, monkeypatch):
     with head_node(tmp_path, cpus=1) as (address, head), joined_node(address, tmp_path) as node:
         assert connect(address)
         try:
-            wait_for_nodes(ray, 2)
+            wait_for_nodes(ray, 2, nodes=[node])
             with kill_one_worker_meanwhile([node, head], "_play_chunk") as killed:
                 remote = train_afterstate(config, tmp_path / "ray", progress=False,
                                           address=address)  # fmt: skip

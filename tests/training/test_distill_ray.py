@@ -48,7 +48,7 @@ def test_demos_survive_a_killed_worker_on_two_nodes(tmp_path, monkeypatch):
     with head_node(tmp_path, cpus=1) as (address, head), joined_node(address, tmp_path) as node:
         assert connect(address)
         try:
-            wait_for_nodes(ray, 2)
+            wait_for_nodes(ray, 2, nodes=[node])
 
             def kill_once(done: int) -> None:  # after the first game is written
                 assert len(list(remote.glob("game_*.npz"))) == done

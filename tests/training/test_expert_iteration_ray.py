@@ -37,7 +37,7 @@ def test_teacher_games_survive_a_killed_worker_on_two_nodes(tmp_path, monkeypatc
         assert not ray.is_initialized()
         assert connect(address)
         try:
-            wait_for_nodes(ray, 2)
+            wait_for_nodes(ray, 2, nodes=[node])
 
             def kill_once(done: int, games: int) -> None:  # after the first game is written
                 if not killed:
