@@ -39,3 +39,14 @@ def test_jokers_fill_the_missing_colours():
     assert building_points([2, 2, 0, 0], 2) == 35
     # 5 yellow: five single cards -> 0.
     assert building_points([5, 0, 0, 0], 0) == 0
+
+
+def test_an_agents_float_set_values_leave_the_rules_points_integers() -> None:
+    """Set values that are floats equal to the rules' (a heuristic's estimate in the last
+    round) once shared the rules' cache and turned the engine's scores into floats."""
+    counts, jokers = (7, 3, 5, 2), 3  # a collection no other test scores first
+    rules = (0, 5, 15, 30)
+    estimate = building_points(counts, jokers, tuple(float(x) for x in rules))
+    exact = building_points(counts, jokers, rules)
+    assert type(exact) is int and type(estimate) is float
+    assert exact == estimate == brute(counts, jokers)
