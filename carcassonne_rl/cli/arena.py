@@ -3,7 +3,9 @@
 Example: ``carcassonne-rl arena --game carcassonne --agents random,greedy,mcts:1000 --games 20``
 writes its report into a new folder ``runs/arena/carcassonne-DATE-TIME`` (or ``--out``).
 ``carcassonne-rl arena --agents pretrained --opponents greedy --players 4`` plays the agent
-against 3 copies of the opponent (a versus match), reported with its fair share.
+against 3 copies of the opponent (a versus match), reported with its fair share. A match
+cut short goes on with the same command plus ``--resume``
+(:mod:`carcassonne_rl.arena.game_log`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from carcassonne_rl.arena.game_log import GameLog, GameLogError
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
@@ -102,8 +105,16 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="report folder: arena.md, arena.json, games.csv, ratings.png (default: a new "
         f"folder {ARENA_RUNS}/GAME-DATE-TIME); an existing report needs --overwrite",
     )
-    p.add_argument(
+    again = p.add_mutually_exclusive_group()
+    again.add_argument(
         "--overwrite", action="store_true", help="write the report over the one in --out"
+    )
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the match cut short in --out: the same command, plus --resume, plays "
+        "only the games its log (games.jsonl) lacks (--seed may be left out: the match's is "
+        "used)",
     )
     p.add_argument(
         "--bootstrap",
@@ -137,9 +148,12 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def report_folder(out: Path | None, game: str, overwrite: bool) -> Path:
+def report_folder(out: Path | None, game: str, overwrite: bool, resume: bool = False) -> Path:
     """Where the report goes: ``out``, or a new dated folder under ``runs/arena``.
-    ``UserError`` if ``out`` already holds files and ``overwrite`` is not set."""
+    ``UserError`` if ``out`` already holds files and neither ``overwrite`` nor ``resume``
+    is set, or ``resume`` is set without ``out``."""
+    if resume and out is None:
+        raise UserError("--resume needs --out: the folder of the match to go on with")
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         folder = ARENA_RUNS / f"{game}-{stamp}"
@@ -150,7 +164,7 @@ def report_folder(out: Path | None, game: str, overwrite: bool) -> Path:
         return folder
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
+    if out.is_dir() and any(out.iterdir()) and not (overwrite or resume):
         raise UserError(
             f"--out {out} already holds files: add --overwrite to write over them, or choose "
             "another --out"
@@ -172,17 +186,39 @@ def run_arena(args: argparse.Namespace) -> int:
         opponents = agent_specs(args.opponents, args.game, "--opponents", exps)
     if not opponents and len(specs) < 2:
         raise UserError("--agents names one agent: name another, or its --opponents")
-    out = report_folder(args.out, args.game, args.overwrite)
-    seed = secrets.randbits(128) if args.seed is None else args.seed
-    jobs = schedule(setup, specs, args.games, args.duplicate, seed, args.save_games, opponents)
-    t0 = time.perf_counter()
-    from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
+    out = report_folder(args.out, args.game, args.overwrite, args.resume)
+    from carcassonne_rl.runtime.ray_session import ClusterError, check_reachable, resolve_address
 
-    try:
+    try:  # the cluster is checked before anything is written
         address = resolve_address(args.address)
-        results = run_jobs(jobs, workers=args.workers, progress=args.progress, address=address)
+        if address:
+            check_reachable(address)
     except ClusterError as err:
         raise UserError(str(err)) from None
+    seed = args.seed
+    try:
+        if seed is None and args.resume:
+            seed = GameLog.saved_settings(out).get("seed")
+        seed = secrets.randbits(128) if seed is None else seed
+        settings = {
+            "game": args.game, "players": args.players, "expansions": list(exps),
+            "agents": specs, "opponents": opponents, "deals_per_lineup": args.games,
+            "duplicate": args.duplicate, "seed": seed, "save_games": args.save_games,
+        }  # fmt: skip
+        log = GameLog(out, settings, resume=args.resume)
+    except GameLogError as err:
+        raise UserError(str(err)) from None
+    jobs = schedule(setup, specs, args.games, args.duplicate, seed, args.save_games, opponents)
+    todo = log.pending(jobs)
+    if args.resume:
+        print(f"resuming {out}: {len(jobs) - len(todo)} of {len(jobs)} games already played")
+    t0 = time.perf_counter()
+    try:
+        run_jobs(todo, workers=args.workers, progress=args.progress, address=address,
+                 on_result=log.append)  # fmt: skip
+    except ClusterError as err:
+        raise UserError(str(err)) from None
+    results = log.results(jobs)
     labels = entry_labels(specs + opponents)
     versus = [(labels[a], labels[len(specs) + o]) for a in range(len(specs))
               for o in range(len(opponents))]  # fmt: skip
@@ -192,7 +228,8 @@ def run_arena(args: argparse.Namespace) -> int:
         "deals_per_lineup": args.games,
         "duplicate": args.duplicate,
         "seed": seed,
-        "seconds": round(time.perf_counter() - t0, 1),
+        "seconds": round(time.perf_counter() - t0, 1),  # this invocation's
+        "games_resumed": len(jobs) - len(todo),
     }
     summary = summarize(results, labels, setup, extra, args.bootstrap, versus)
     paths = write_report(summary, results, out)

@@ -70,6 +70,15 @@ def probe(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
         ) from None
 
 
+def check_reachable(address: str) -> None:
+    """What :func:`connect` checks first, without connecting: Ray installed, something
+    listening at ``address`` (``local`` and ``auto`` are not probed); a
+    :class:`ClusterError` otherwise. For commands that must fail before they write."""
+    import_ray()
+    if address not in ("local", "auto"):
+        probe(address)
+
+
 def token_available() -> bool:
     """Whether a Ray authentication token is configured for this user."""
     if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
