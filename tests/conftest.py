@@ -4,6 +4,11 @@ or fuzz 10^4 decisions per configuration.
 
 ``pytest -m "not slow"`` is the quick loop; ``pytest`` (the README's test command) runs
 everything.
+
+With pytest-xdist (``pytest -n 2 --dist loadgroup``, as CI runs), the tests that start Ray
+(a private instance or a ``ray start`` cluster on loopback) share one group, so one worker
+runs them one after another: a ``ray.init()`` could otherwise join another test's cluster.
+The two docs files share another: both draw the import-graph picture into docs/_generated.
 """
 
 from __future__ import annotations
@@ -33,9 +38,32 @@ SLOW_TESTS = (
 )
 
 
+#: files whose tests start Ray: one xdist group, run by one worker in turn
+RAY_FILES = (
+    "cli/test_ray_address.py",
+    "training/test_afterstate_ray.py",
+    "training/test_card_afterstate.py",
+    "training/test_card_expert_iteration.py",
+    "training/test_distill_ray.py",
+    "training/test_expert_iteration.py",
+    "training/test_expert_iteration_ray.py",
+    "training/test_expert_loop.py",
+    "training/test_ray_backend.py",
+    "training/test_ray_cluster.py",
+)
+
+
+#: files that write the same files of the repository: one xdist group
+DOCS_FILES = ("test_docs.py", "test_docs_site.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         where = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+        if where in RAY_FILES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif where in DOCS_FILES:
+            item.add_marker(pytest.mark.xdist_group("docs"))
         test = f"{where}::{item.originalname}"
         if test in SLOW_TESTS or any(
             where == p or (p.endswith("/") and where.startswith(p)) for p in SLOW_PATHS

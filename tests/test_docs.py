@@ -269,7 +269,8 @@ def check_command(words: list[str]) -> None:
         assert (REPO / args[0]).is_file(), f"{shlex.join(words)}: no file {args[0]}"
     elif program == "pytest":
         for before, arg in zip(["", *args], args, strict=False):
-            if not arg.startswith("-") and before not in ("-m", "-k"):  # not a marker/keyword
+            # not the value of an option (a marker, a keyword, xdist's workers and schedule)
+            if not arg.startswith("-") and before not in ("-m", "-k", "-n", "--dist"):
                 path = arg.split("::")[0]
                 assert (REPO / path).exists(), f"{shlex.join(words)}: no path {path}"
     elif program == "pip" and "-e" in args:
