@@ -194,8 +194,11 @@ class CardChecks:
         return None
 
     def scores(self, state: Any, thorough: bool) -> str | None:
+        """Each score = the sum of its score events, each of whole points (an ``int``)."""
         totals = [0] * self.players
         for event in state.score_events:
+            if type(event.points) is not int:
+                return f"score event {event} has points of type {type(event.points).__name__}"
             totals[event.player] += event.points
         if totals != state.scores.tolist():
             return f"scores {state.scores.tolist()} != sums of score events {totals}"

@@ -58,6 +58,19 @@ def test_a_score_without_its_event_is_an_invariant_break(monkeypatch) -> None:
     assert any("score events" in m for m in result["messages"])
 
 
+def test_points_that_are_not_integers_are_an_invariant_break(monkeypatch) -> None:
+    """Whole points, as the rules score them: a float that equals them is caught too (an
+    agent's float set values once reached the engine's scores through a shared cache)."""
+    from carcassonne_rl.games.cardcassonne.state import State
+
+    real = State._score
+    monkeypatch.setattr(State, "_score", lambda self, p, pts, kind, cards: real(
+        self, p, float(pts), kind, cards))  # fmt: skip
+    result = fuzz(FuzzConfig("cardcassonne", 2), 2000, seed=0)
+    assert result["invariant_breaks"] > 0
+    assert any("has points of type float" in m for m in result["messages"])
+
+
 def test_an_accepted_float_action_is_an_invariant_break(monkeypatch) -> None:
     from carcassonne_rl.envs import classic_wrapper
 
