@@ -58,14 +58,21 @@ DOCS_FILES = ("test_docs.py", "test_docs_site.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    grouped: list[pytest.Item] = []
     for item in items:
         where = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
         if where in RAY_FILES:
             item.add_marker(pytest.mark.xdist_group("ray"))
+            grouped.append(item)
         elif where in DOCS_FILES:
             item.add_marker(pytest.mark.xdist_group("docs"))
+            grouped.append(item)
         test = f"{where}::{item.originalname}"
         if test in SLOW_TESTS or any(
             where == p or (p.endswith("/") and where.startswith(p)) for p in SLOW_PATHS
         ):
             item.add_marker(pytest.mark.slow)
+    # the groups first: with xdist each is one long unit of work, which a worker should
+    # start at once rather than leave the other workers idle at the end
+    first = set(grouped)
+    items[:] = grouped + [item for item in items if item not in first]
