@@ -218,6 +218,10 @@ def run_arena(args: argparse.Namespace) -> int:
                  on_result=log.append)  # fmt: skip
     except ClusterError as err:
         raise UserError(str(err)) from None
+    except KeyboardInterrupt:
+        print(f"interrupted: {len(log.done)} of {len(jobs)} games are in {log.path}; the same "
+              "command plus --resume plays the others", file=sys.stderr)  # fmt: skip
+        return 130
     results = log.results(jobs)
     labels = entry_labels(specs + opponents)
     versus = [(labels[a], labels[len(specs) + o]) for a in range(len(specs))

@@ -92,3 +92,16 @@ def test_another_match_or_none_is_refused_and_left_as_it_was(tmp_path, capsys) -
     assert f"{LOG_FILE}:1: not a game of the arena" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         arena_cli.main([*MATCH, "--out", str(out), "--resume", "--overwrite"])
+
+
+def test_an_interrupted_match_says_how_to_go_on(tmp_path, monkeypatch, capsys) -> None:
+    def interrupted(jobs, **kwargs):
+        run_jobs(jobs[:3], **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena_cli, "run_jobs", interrupted)
+    out = tmp_path / "m"
+    assert arena_cli.main([*MATCH, "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert f"3 of 6 games are in {out / LOG_FILE}" in err and "--resume" in err
+    assert len((out / LOG_FILE).read_text().splitlines()) == 3
