@@ -119,7 +119,7 @@ class GameLog:
 
     def results(self, jobs: Sequence[Job]) -> list[GameResult]:
         """Every job's game, in schedule order (``GameLogError`` if one is missing)."""
-        missing = [job_key(j) for j in jobs if job_key(j) not in self.done]
+        missing = self.pending(jobs)
         if missing:
             raise GameLogError(f"{len(missing)} games of the match are not in {self.path}")
         return [self.done[job_key(j)] for j in jobs]

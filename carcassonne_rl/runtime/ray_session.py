@@ -110,8 +110,7 @@ def connect(address: str, num_cpus: int | None = None) -> bool:
     if address == "local":
         ray.init(address="local", num_cpus=num_cpus, **kwargs)  # never a stale cluster
         return True
-    if address != "auto":
-        probe(address)
+    check_reachable(address)
     if "RAY_AUTH_MODE" not in os.environ and token_available():
         use_token_auth()
     try:
