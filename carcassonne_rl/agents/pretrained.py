@@ -10,7 +10,9 @@ access and no torch.
   features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
   the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``),
   at 3-5 players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
-  features ``table``), its margin averaged with the heuristic's too, except at 5 players
+  features ``table``; at 4 players, since 2026-11-28, that network fine-tuned with greedy
+  seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`), its margin averaged
+  with the heuristic's too, except at 5 players
   without The Messages, where the 5-player observation network of ``pretrained-obs`` plays
   (``tile.table_agent.OBS_TABLES``; until 2026-11-28 the observation networks played 3-5
   players and the table network alone played with The Messages; docs/multiplayer.md);
@@ -43,6 +45,10 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_expert.npz"}
 CARD_PPO_FILE = "cardcassonne_2p.npz"  # the card game's PPO policy (pretrained until 2026-11)
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
+# the tables where ``pretrained`` plays another table network: at 4 players the table
+# network fine-tuned with greedy seats (since 2026-11-28; chosen by measurement:
+# docs/multiplayer.md)
+TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
 # docs/multiplayer.md): at 3 players the 2-player network
@@ -71,6 +77,30 @@ def table_network() -> MLP | None:
     return load_value_net(path) if path.exists() else None
 
 
+def table_networks() -> dict[int, MLP]:
+    """The other table networks ``pretrained`` plays, by number of players
+    (:data:`TABLE_MODEL_FILES`, those this installation has)."""
+    paths = {n: model_dir() / name for n, name in TABLE_MODEL_FILES.items()}
+    return {n: load_value_net(path) for n, path in paths.items() if path.exists()}
+
+
+def named_network(spec: str, path: str) -> tuple[MLP, bool, float | None]:
+    """The tile value network that ``@PATH`` of ``spec`` names (a path or a shipped file's
+    name): ``(network, is_table, heuristic_blend weight or None)``; a table network
+    replaces ``pretrained``'s at 3-5 players, a 2-player one at 2 players."""
+    from carcassonne_rl.agents.tile.afterstate import net_feature_set
+
+    target = shipped_or_given(path)
+    if not path.strip() or not target.is_file():
+        raise ValueError(f"bad spec {spec!r}: no such network file {path}")
+    try:
+        net = load_value_net(target)
+    except ModelFileError as err:
+        raise ValueError(f"bad spec {spec!r}: {err}") from None
+    weight = net.meta.get("heuristic_blend")
+    return net, net_feature_set(net) == "table", None if weight is None else float(weight)
+
+
 def make_pretrained(game: str, simulations: int | None = None, seed: int | None = None) -> Any:
     """The shipped agent of ``game`` (``simulations``: the tile game's network-guided search)."""
     if game == "cardcassonne":
@@ -84,11 +114,48 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
         table = table_network()
         if table is not None:
             obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
-            return TileTableAgent.of_networks(net, table, seed=seed, obs=obs)
+            return TileTableAgent.of_networks(net, table, seed=seed, obs=obs,
+                                              tables=table_networks())  # fmt: skip
         return BlendedAgent(net, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
     return ValueSearchAgent(net, simulations, seed=seed)
+
+
+def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
+    """``pretrained:blend=W[@PATH]`` (tile game): the value network of the table (the
+    2-player network at 2 players, the table networks of ``pretrained`` at 3-5; ``@PATH``:
+    that network instead of the shipped one of its kind), its margin with weight ``W``
+    averaged with the heuristic's (``W = 1``: the network alone; ``pretrained`` plays the
+    shipped weights, and at 5 players without The Messages its observation network)."""
+    network = params[-1][1:] if params[-1].startswith("@") else None
+    params = params[:-1] if network is not None else params
+    spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
+    head, sep, value = params[0].partition("=")
+    try:
+        weight = float(value)
+        if head != "blend" or not sep or not 0.0 <= weight <= 1.0 or len(params) > 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected pretrained:blend=W with the network's weight W in "
+            "[0, 1] (1: the value network of the table alone), optionally followed by @PATH "
+            "(a tile value network)"
+        ) from None
+    two, table, tables = (
+        load_value_net(pretrained_path("carcassonne")),
+        table_network(),
+        table_networks(),
+    )
+    if network is not None:
+        net, is_table, _ = named_network(spec, network)
+        two, table, tables = (two, net, {}) if is_table else (net, table, tables)
+    blended = BlendedAgent(two, weight, seed=seed)
+    if table is None:
+        return blended
+    return TileTableAgent(blended, BlendedAgent(table, weight, seed=seed), seed, obs_tables=(),
+                          tables={n: BlendedAgent(t, weight, seed=seed)
+                                  for n, t in tables.items()})  # fmt: skip
 
 
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:

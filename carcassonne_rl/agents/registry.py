@@ -9,10 +9,10 @@ worlds drawn from the seat's view for its ``K`` best candidates, see ``card.sear
 network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
 expectimax over the next tile for the K best options, each reply followed by S sampled
 continuations (default ``search=3:2``), see ``tile_search``; ``...@PATH`` searches over the
-2-player value network ``PATH``, its case kept; ``pretrained:search[=W[:K]][@PATH]``: card
-game, ``heuristic:search`` over the shipped search-value network, see ``card.value``;
-``pretrained:blend=W``: the 2-player network's margin, weight ``W``, averaged with the
-heuristic's, see ``tile_blend``),
+tile value network ``PATH`` (a 2-player one at 2 players, a table one at 3-5), its case
+kept; ``pretrained:search[=W[:K]][@PATH]``: card game, ``heuristic:search`` over the
+shipped search-value network, see ``card.value``; ``pretrained:blend=W[@PATH]``: the
+table's network's margin, weight ``W``, averaged with the heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), the card game's measuring instruments (``card.probes``):
 ``cheat-mcts[:sims]`` (``mcts`` on the true hands: reads hidden cards by design) and
@@ -203,12 +203,17 @@ def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:
     spec = _spec("pretrained", params)
     if params and params[0].startswith("search"):
         return _pretrained_search(spec, params, game, seed)
+    if params and params[0].startswith("blend"):
+        from carcassonne_rl.agents.pretrained import make_blend
+
+        if game != "carcassonne":
+            raise ValueError("pretrained:blend exists for the tile game only")
+        return make_blend(params, seed)
     if params and params[-1].startswith("@"):
-        raise ValueError(f"bad spec {spec!r}: only pretrained:search[=K[:S]] takes @PATH")
+        raise ValueError(f"bad spec {spec!r}: only pretrained:search[=K[:S]] and "
+                         "pretrained:blend=W take @PATH")  # fmt: skip
     if len(params) > 1:
         raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
-    if params and params[0].startswith("blend"):
-        return _pretrained_blend(spec, params[0], game, seed)
     try:
         sims = int(params[0]) if params else None
     except ValueError:
@@ -290,42 +295,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     return agent
 
 
-def _pretrained_blend(spec: str, param: str, game: str, seed: int | None) -> Agent:
-    """``pretrained:blend=W``: the value network of the table (the 2-player network at 2
-    players, the table network at 3-5), its margin with weight ``W`` averaged with the
-    heuristic's (``W = 1``: the network alone; ``pretrained`` plays the shipped weights,
-    and at 5 players without The Messages its observation network)."""
-    from carcassonne_rl.agents.pretrained import pretrained_path, table_network
-    from carcassonne_rl.agents.tile.afterstate import load_value_net
-    from carcassonne_rl.agents.tile.blend import BlendedAgent
-    from carcassonne_rl.agents.tile.table_agent import TileTableAgent
-
-    if game != "carcassonne":
-        raise ValueError("pretrained:blend exists for the tile game only")
-    head, sep, value = param.partition("=")
-    try:
-        weight = float(value)
-        if head != "blend" or not sep or not 0.0 <= weight <= 1.0:
-            raise ValueError
-    except ValueError:
-        raise ValueError(
-            f"bad spec {spec!r}: expected pretrained:blend=W with the network's weight W in "
-            "[0, 1] (1: the value network of the table alone)"
-        ) from None
-    two = BlendedAgent(load_value_net(pretrained_path(game)), weight, seed=seed)
-    table = table_network()
-    if table is None:
-        return two
-    return TileTableAgent(two, BlendedAgent(table, weight, seed=seed), seed, obs_tables=())
-
-
 def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None) -> Agent:
     """``pretrained:search[=K[:S]][@PATH]``: expectimax over the next tile for the ``K`` best
     options, each reply followed by ``S`` sampled continuations to the searcher's next turn
-    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: at
-    2 players the search is over that 2-player value network, played as ``policy:PATH``
-    plays it (averaged with the heuristic if the file names a ``heuristic_blend`` weight,
-    alone otherwise) instead of the shipped network averaged with the heuristic."""
+    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: a
+    2-player value network is searched at 2 players, played as ``policy:PATH`` plays it
+    (averaged with the heuristic if the file names a ``heuristic_blend`` weight, alone
+    otherwise) instead of the shipped network averaged with the heuristic; a table network
+    is searched at 3-5 players instead of the shipped one (both alone)."""
     from carcassonne_rl.agents.pretrained import pretrained_path
     from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 
@@ -348,40 +325,32 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
         raise ValueError(
             f"bad spec {spec!r}: expected pretrained:search, pretrained:search=K or "
             "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
-            "continuations per reply), optionally followed by @PATH (a 2-player value network)"
+            "continuations per reply), optionally followed by @PATH (a tile value network)"
         ) from None
-    from carcassonne_rl.agents.pretrained import table_network
+    from carcassonne_rl.agents.pretrained import named_network, table_network, table_networks
     from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
     from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 
-    net, weight = _searched_network(spec, network)
+    net, weight, table, tables = None, None, table_network(), table_networks()
+    if network is not None:
+        named, is_table, named_weight = named_network(spec, network)
+        if is_table:
+            table, tables = named, {}
+        else:
+            net, weight = named, named_weight
     if net is None:
         from carcassonne_rl.agents.tile.afterstate import load_value_net
 
         net, weight = load_value_net(pretrained_path(game)), PRETRAINED_2P_WEIGHT
     two = ExpectimaxAgent(net, candidates, seed, weight=weight, samples=samples)
-    table = table_network()
     if table is None:
         return two
-    return TileTableAgent(two, ExpectimaxAgent(table, candidates, seed, samples=samples), seed)
 
+    def search(value_net: Any) -> ExpectimaxAgent:
+        return ExpectimaxAgent(value_net, candidates, seed, samples=samples)
 
-def _searched_network(spec: str, path: str | None) -> tuple[Any, float | None]:
-    """The 2-player value network of ``@PATH`` and its ``heuristic_blend`` weight (None: it
-    plays alone); ``(None, None)`` without a path."""
-    if path is None:
-        return None, None
-    from pathlib import Path
-
-    from carcassonne_rl.agents.tile.afterstate import load_value_net, net_feature_set
-
-    if not Path(path).is_file():
-        raise ValueError(f"bad spec {spec!r}: no such network file {path}")
-    net = load_value_net(path)
-    if net_feature_set(net) != "two_player":
-        raise ValueError(f"bad spec {spec!r}: {path} is not a 2-player value network")
-    weight = net.meta.get("heuristic_blend")
-    return net, None if weight is None else float(weight)
+    return TileTableAgent(two, search(table), seed,
+                          tables={n: search(t) for n, t in tables.items()})  # fmt: skip
 
 
 def load_trained(path: str, game: str, seed: int | None = None) -> Agent:

@@ -241,9 +241,9 @@ def test_search_over_a_file_errors_are_clear(tmp_path) -> None:
 
     with pytest.raises(ValueError, match="no such network file"):
         make_agent(f"pretrained:search=2@{tmp_path / 'missing.npz'}", "carcassonne")
-    with pytest.raises(ValueError, match="not a 2-player value network"):
-        make_agent(f"pretrained:search@{model_dir() / 'carcassonne_table.npz'}", "carcassonne")
-    with pytest.raises(ValueError, match="only pretrained:search"):
+    with pytest.raises(ValueError, match="not 'tile_afterstate_value'"):
+        make_agent(f"pretrained:search@{model_dir() / 'cardcassonne_expert.npz'}", "carcassonne")
+    with pytest.raises(ValueError, match="only pretrained:search.*and pretrained:blend=W"):
         make_agent(f"pretrained@{tmp_path}", "carcassonne")
     with pytest.raises(ValueError, match="pretrained:search=K:S"):
         make_agent("pretrained:search=2@", "carcassonne")

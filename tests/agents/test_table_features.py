@@ -207,3 +207,55 @@ def test_a_blend_with_a_weight_per_table_plays_each_tables_weight() -> None:
         per_table.decision_values(_midgame(5, (), turns=3, seed=1), 0)
     with pytest.raises(ValueError, match=r"in \[0, 1\], got 1.5"):
         BlendedAgent(table, {3: 1.5})
+
+
+def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> None:
+    """``pretrained`` (and ``pretrained:blend``, ``pretrained:search``) plays the table network
+    fine-tuned with greedy seats at 4 players and the table network elsewhere; ``@PATH``
+    naming the table network replays the rows measured before: it then plays that file at
+    every table of 3-5 players, averaged at ``W`` (blend) or searched (search), and 2
+    players keep the shipped 2-player network."""
+    from carcassonne_rl.agents.pretrained import (
+        TABLE_MODEL_FILE,
+        TABLE_MODEL_FILES,
+        model_dir,
+        table_network,
+        table_networks,
+    )
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
+
+    first = load_value_net(model_dir() / TABLE_MODEL_FILE)
+    tuned = load_value_net(model_dir() / "carcassonne_table_greedy.npz")
+    assert TABLE_MODEL_FILES == {4: "carcassonne_table_greedy.npz"}
+    assert net_feature_set(first) == net_feature_set(tuned) == "table"
+    x = np.random.default_rng(0).normal(size=(4, first.inputs)).astype(np.float32)
+    assert not np.allclose(first.forward(x), tuned.forward(x))  # two different networks
+    np.testing.assert_array_equal(table_network().forward(x), first.forward(x))
+    np.testing.assert_array_equal(table_networks()[4].forward(x), tuned.forward(x))
+    old = f"pretrained:blend=0.6@{TABLE_MODEL_FILE}"
+    cases = (
+        (4, "pretrained", BlendedAgent(tuned, PRETRAINED_TABLE_WEIGHTS, seed=2)),
+        (3, "pretrained", BlendedAgent(first, PRETRAINED_TABLE_WEIGHTS, seed=2)),
+        (4, "pretrained:blend=0.6", BlendedAgent(tuned, 0.6, seed=2)),
+        (4, old, BlendedAgent(first, 0.6, seed=2)),
+        (2, old, make_agent("pretrained:blend=0.6", "carcassonne", seed=2)),
+    )
+    for players, spec, expected in cases:
+        s = _midgame(players, (), turns=14, seed=players + 30)
+        agent = make_agent(spec, "carcassonne", seed=2)
+        assert agent.name == spec
+        for _ in range(10):
+            code = agent.act(s, s.current_player)
+            assert code == expected.act(s, s.current_player)
+            s.apply_code(code)
+    search = make_agent(f"pretrained:search=2:0@{TABLE_MODEL_FILE}", "carcassonne")
+    shipped = make_agent("pretrained:search=2:0", "carcassonne")
+    assert search.tables == {} and set(shipped.tables) == {4}
+    np.testing.assert_array_equal(search.table.net.forward(x), first.forward(x))
+    np.testing.assert_array_equal(shipped.tables[4].net.forward(x), tuned.forward(x))
+    zero = np.zeros((1, search.two.net.inputs), np.float32)  # 2 players: shipped either way
+    np.testing.assert_array_equal(search.two.net.forward(zero), shipped.two.net.forward(zero))
+    with pytest.raises(ValueError, match="pretrained:blend=W"):
+        make_agent(f"pretrained:blend=2@{TABLE_MODEL_FILE}", "carcassonne")
+    with pytest.raises(ValueError, match="no such network file"):
+        make_agent("pretrained:blend=0.5@missing.npz", "carcassonne")

@@ -23,34 +23,43 @@ OBS_TABLES = (5,)
 class TileTableAgent(BaseAgent):
     """The tile game's ``pretrained``: one agent for 2 players, another for 3-5 (each
     built on its network, ``carcassonne_2p.npz`` and ``carcassonne_table.npz``, averaged
-    with the heuristic); with ``obs``, the observation policy plays the tables of
-    ``obs_tables`` it has a network for, except with The Messages (it has no outputs for
-    them). Its values (``decision_values``) are always the value agents'."""
+    with the heuristic), or the agent of ``tables`` for its number of players; with
+    ``obs``, the observation policy plays the tables of ``obs_tables`` it has a network
+    for, except with The Messages (it has no outputs for them). Its values
+    (``decision_values``) are always the value agents'."""
 
     def __init__(self, two: Any, table: Any, seed: int | None = None, obs: Any = None,
-                 obs_tables: tuple[int, ...] = OBS_TABLES) -> None:  # fmt: skip
+                 obs_tables: tuple[int, ...] = OBS_TABLES,
+                 tables: dict[int, Any] | None = None) -> None:  # fmt: skip
         super().__init__(seed)
         self.name = "pretrained"
         self.two, self.table, self.obs = two, table, obs
+        self.tables = dict(tables or {})
         self.obs_tables = tuple(t for t in obs_tables if obs is not None and t in obs.tables)
 
     @classmethod
-    def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None
-                    ) -> TileTableAgent:  # fmt: skip
-        """``pretrained``: each network averaged with the heuristic at its shipped weight."""
-        return cls(BlendedAgent(two, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained"),
-                   BlendedAgent(table, PRETRAINED_TABLE_WEIGHTS, seed=seed, name="pretrained"),
-                   seed, obs)  # fmt: skip
+    def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None,
+                    tables: dict[int, MLP] | None = None) -> TileTableAgent:  # fmt: skip
+        """``pretrained``: each network averaged with the heuristic at its shipped weight
+        (``tables``: another table network for some numbers of players)."""
+
+        def blended(net: MLP, weight: Any) -> BlendedAgent:
+            return BlendedAgent(net, weight, seed=seed, name="pretrained")
+
+        return cls(blended(two, PRETRAINED_2P_WEIGHT), blended(table, PRETRAINED_TABLE_WEIGHTS),
+                   seed, obs, tables={n: blended(net, PRETRAINED_TABLE_WEIGHTS)
+                                      for n, net in (tables or {}).items()})  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        for agent in (self.two, self.table, self.obs):
+        for agent in (self.two, self.table, self.obs, *self.tables.values()):
             if agent is not None:
                 agent.reset(seed)
 
     def values_agent(self, state: Any) -> Any:
         """The value agent of this table (what ``decision_values`` reads)."""
-        return self.two if state.config.players == 2 else self.table
+        players = state.config.players
+        return self.two if players == 2 else self.tables.get(players, self.table)
 
     def _agent(self, state: Any) -> Any:
         if state.config.players in self.obs_tables and "messages" not in state.config.expansions:
