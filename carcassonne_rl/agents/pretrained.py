@@ -122,15 +122,25 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
     return ValueSearchAgent(net, simulations, seed=seed)
 
 
+def split_network(params: list[str]) -> tuple[list[str], str | None, str]:
+    """``pretrained:...@PATH`` parameters -> (the parameters before ``@PATH``, ``PATH`` or
+    None, the spec as written, for messages)."""
+    network = params[-1][1:] if params[-1].startswith("@") else None
+    params = params[:-1] if network is not None else params
+    return (
+        params,
+        network,
+        ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else ""),
+    )
+
+
 def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:blend=W[@PATH]`` (tile game): the value network of the table (the
     2-player network at 2 players, the table networks of ``pretrained`` at 3-5; ``@PATH``:
     that network instead of the shipped one of its kind), its margin with weight ``W``
     averaged with the heuristic's (``W = 1``: the network alone; ``pretrained`` plays the
     shipped weights, and at 5 players without The Messages its observation network)."""
-    network = params[-1][1:] if params[-1].startswith("@") else None
-    params = params[:-1] if network is not None else params
-    spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
+    params, network, spec = split_network(params)
     head, sep, value = params[0].partition("=")
     try:
         weight = float(value)
@@ -165,9 +175,7 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
-    network = params[-1][1:] if params[-1].startswith("@") else None
-    params = params[:-1] if network is not None else params
-    spec = ":".join(["pretrained", *params]) + (f"@{network}" if network is not None else "")
+    params, network, spec = split_network(params)
     try:
         worlds, candidates, horizon, future = parse_search(params)
         if network is not None and not network.strip():

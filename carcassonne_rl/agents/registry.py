@@ -310,9 +310,9 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
         from carcassonne_rl.agents.pretrained import make_card_search
 
         return make_card_search(params, seed)
-    network = params[-1][1:] if params[-1].startswith("@") else None
-    params = params[:-1] if network is not None else params
-    spec = _spec("pretrained", params) + (f"@{network}" if network is not None else "")
+    from carcassonne_rl.agents.pretrained import split_network
+
+    params, network, spec = split_network(params)
     head, sep, value = params[0].partition("=")
     try:
         if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
