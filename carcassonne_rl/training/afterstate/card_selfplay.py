@@ -8,6 +8,11 @@ the chosen option applied) are recorded for that seat; at the end of the game ea
 target of its seat (``selfplay.seat_targets``: ``tanh(final margin / value_scale)``). The
 other decisions (setup joker, animal joker, misplaced card) are the card heuristic's for
 the network seats, as ``agents.card.value.CardValueAgent`` plays them.
+
+With ``card_network=search_value`` the network is expert iteration's student
+(``agents.card.value.CardSearchValueAgent``): a position's inputs are its afterstate features
+and the heuristic's projected margin of the option, a network seat picks among the
+heuristic's ``candidates`` best options, and the targets are linear margins.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import numpy as np
 
 from carcassonne_rl.agents.card.greedy import CardGreedyAgent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+from carcassonne_rl.agents.card.value import NUM_SEARCH_INPUTS, heuristic_margins, net_inputs
 from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
 from carcassonne_rl.agents.tile.afterstate import pick
 from carcassonne_rl.encoders.features.card import NUM_CARD_FEATURES, CardFeatures
@@ -42,6 +48,20 @@ def _baseline_move(agent: Any, v: Any, legal: list[int], rng: random.Random, eps
         return int(agent.decide(v, legal))
     scored = sorted(agent.scored(v, legal), key=lambda cs: -cs[1])[:4]
     return int(scored[rng.randrange(len(scored))][0])
+
+
+def _rows(config: AfterstateConfig, helper: CardHeuristicAgent, v: Any, codes: list[int]
+          ) -> tuple[list[int], np.ndarray]:  # fmt: skip
+    """The options a network seat ranks and their input rows: all ``codes`` and their
+    afterstate features, or (``search_value``) the heuristic's ``candidates`` best with its
+    margins appended."""
+    if not config.linear:
+        f = CardFeatures(v)
+        return codes, np.stack([f.after(c) for c in codes])
+    margins = heuristic_margins(helper, v, codes)
+    keep = np.argsort(-margins, kind="stable")[: config.candidates]
+    kept = [codes[i] for i in keep]
+    return kept, net_inputs(v, kept, margins[keep])
 
 
 def play_card_games(
@@ -88,15 +108,14 @@ def play_card_games(
                 epsilon = config.epsilon if net is None else 0.0  # warm-up games explore
                 code = _baseline_move(baseline, v, legal, game.rng, epsilon)
                 if v.phase == "turn":
-                    game.features[p].append(CardFeatures(v).after(code))
+                    game.features[p].append(_rows(config, helper, v, [code])[1][0])
                 s.apply_code(code)
                 decisions += 1
             elif v.phase != "turn":
                 s.apply_code(int(helper.decide(v, legal)))
                 decisions += 1
             else:
-                f = CardFeatures(v)
-                pending[kind].append((game, p, legal, np.stack([f.after(c) for c in legal])))
+                pending[kind].append((game, p, *_rows(config, helper, v, legal)))
         for kind, model in ((NET, net), (SNAPSHOT, past)):
             items = pending[kind]
             if not items:
@@ -125,8 +144,9 @@ def play_card_games(
                     m = float(scores[me] - np.delete(scores, me).max())
                     margins_vs_greedy.setdefault(n, []).append(m)
         live = still
+    width = NUM_SEARCH_INPUTS if config.linear else NUM_CARD_FEATURES
     return {
-        "x": np.concatenate(xs) if xs else np.zeros((0, NUM_CARD_FEATURES), np.float32),
+        "x": np.concatenate(xs) if xs else np.zeros((0, width), np.float32),
         "y": np.concatenate(ys) if ys else np.zeros(0, np.float32),
         "margins_vs_greedy": [m for ms in margins_vs_greedy.values() for m in ms],
         "margins_vs_greedy_by_players": margins_vs_greedy,

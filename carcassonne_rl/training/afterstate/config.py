@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -17,6 +18,10 @@ from carcassonne_rl.training.run_files import (
 
 STATE_FILE = "trainer_state.json"
 BASELINE_AGENTS = ("greedy", "heuristic")
+#: the card game's networks: ``afterstate`` (``tanh(margin / value_scale)`` of the view's
+#: features) or ``search_value`` (the margin / value_scale of the features and the heuristic's
+#: margin, over the heuristic's ``candidates`` best options: expert iteration's student)
+CARD_NETWORKS = ("afterstate", "search_value")
 
 
 def parse_table(text: str, game: str = "carcassonne") -> tuple[int, tuple[str, ...]]:
@@ -86,6 +91,9 @@ class AfterstateConfig:
     # a model file (same features and layer widths) to start from instead of random
     # weights; the greedy warm-up games are then skipped (fine-tuning)
     init_model: str = ""
+    # the card game's network (CARD_NETWORKS), and the options a search_value network ranks
+    card_network: str = "afterstate"
+    candidates: int = 3
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -108,6 +116,14 @@ class AfterstateConfig:
                 f"feature_set must be one of {tuple(FEATURE_SETS)}, got {self.feature_set!r}"
             )
         self.feature_set = feature_set_name(self.feature_set)  # a config saved with v1
+        if self.card_network not in CARD_NETWORKS:
+            raise ValueError(
+                f"card_network must be one of {CARD_NETWORKS}, got {self.card_network!r}"
+            )
+        if self.card_network != "afterstate" and not card:
+            raise ValueError("card_network is a setting of the card game (--game cardcassonne)")
+        if self.candidates <= 0:
+            raise ValueError(f"candidates must be > 0, got {self.candidates}")
         if self.baseline_agent not in BASELINE_AGENTS:
             raise ValueError(
                 f"baseline_agent must be one of {BASELINE_AGENTS}, got {self.baseline_agent!r}"
@@ -126,6 +142,17 @@ class AfterstateConfig:
             raise ValueError("greedy_fraction must be in [0, 1]")
         if self.value_scale <= 0 or self.learning_rate <= 0 or self.epochs_per_iteration <= 0:
             raise ValueError("value_scale, learning_rate, epochs_per_iteration must be > 0")
+
+    @property
+    def linear(self) -> bool:
+        """Whether the network's output is linear (``search_value``) rather than ``tanh``."""
+        return self.card_network == "search_value"
+
+    def target(self, margin: float) -> float:
+        """The network's target for a seat that ends ``margin`` points ahead of the best
+        other seat: ``tanh(margin / value_scale)``, or ``margin / value_scale`` (linear)."""
+        x = margin / self.value_scale
+        return x if self.linear else math.tanh(x)
 
     def to_dict(self) -> dict:
         d = asdict(self)

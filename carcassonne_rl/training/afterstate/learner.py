@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.card.value import CARD_VALUE_KIND, load_card_value_net
+from carcassonne_rl.agents.card.value import (
+    CARD_SEARCH_VALUE_KIND,
+    CARD_VALUE_KIND,
+    MARGIN_SCALE,
+    NUM_SEARCH_INPUTS,
+    load_card_net,
+    load_card_value_net,
+)
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
 from carcassonne_rl.agents.tile.afterstate import (
     MODEL_KIND,
@@ -26,14 +33,14 @@ from carcassonne_rl.training.run_files import (
 def input_width(config: AfterstateConfig) -> int:
     """The numbers the network of ``config`` reads (its game's feature set)."""
     if config.game == "cardcassonne":
-        return NUM_CARD_FEATURES
+        return NUM_SEARCH_INPUTS if config.linear else NUM_CARD_FEATURES
     return feature_set(config.feature_set)[0]
 
 
 def model_kind(config: AfterstateConfig) -> str:
     """``meta["kind"]`` of the model files of ``config``'s game."""
     if config.game == "cardcassonne":
-        return CARD_VALUE_KIND
+        return CARD_SEARCH_VALUE_KIND if config.linear else CARD_VALUE_KIND
     return MODEL_KIND
 
 
@@ -48,7 +55,7 @@ def torch_net(config: AfterstateConfig):
     for h in config.hidden:
         layers += [nn.Linear(width, h), nn.ReLU()]
         width = h
-    layers += [nn.Linear(width, 1), nn.Tanh()]
+    layers += [nn.Linear(width, 1)] + ([] if config.linear else [nn.Tanh()])
     return nn.Sequential(*layers)
 
 
@@ -64,8 +71,11 @@ def export(model, config: AfterstateConfig) -> MLP:
         "features": input_width(config),
         "feature_set": config.feature_set,
         "value_scale": config.value_scale,
-        "output": "tanh",
+        "output": "linear" if config.linear else "tanh",
     }
+    if config.linear:  # what the search-value agent reads (expert iteration's files have it)
+        meta |= {"margin_scale": MARGIN_SCALE, "candidates": config.candidates,
+                 "hidden": list(config.hidden)}  # fmt: skip
     return MLP(layers, meta)
 
 
@@ -99,7 +109,7 @@ def load_weights(model, config: AfterstateConfig) -> None:
         raise ValueError(f"init_model {str(path)!r}: no such model file")
     try:
         if config.game == "cardcassonne":
-            net = load_card_value_net(path)
+            net = (load_card_net if config.linear else load_card_value_net)(path)
         else:
             net = load_value_net(path)
     except ModelFileError as err:  # not a file of a value network of the game
@@ -136,6 +146,17 @@ class Learner:
         keep = self.config.replay_size
         self.x = np.concatenate([self.x, x])[-keep:]
         self.y = np.concatenate([self.y, y])[-keep:]
+
+    def calibrate(self, x: np.ndarray, y: np.ndarray) -> float:
+        """Shift a linear network's output bias by the mean of ``y`` minus its values of ``x``
+        (a network fitted to values centred per decision, as expert iteration's, starts at
+        the targets' level without its rankings disturbed); the shift."""
+        import torch
+
+        with torch.no_grad():
+            shift = float(np.mean(y) - self.model(torch.from_numpy(x))[:, 0].mean().item())
+            self.model[-1].bias += shift
+        return shift
 
     def fit(self, new_samples: int) -> float:
         """Minibatch updates worth ``epochs_per_iteration`` passes over ``new_samples``."""

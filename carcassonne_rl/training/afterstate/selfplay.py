@@ -3,7 +3,6 @@ batched pass per step, and the lambda-return targets of their positions."""
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -164,9 +163,9 @@ def _apply(game: SelfPlayGame, code: int, features: str) -> None:
 
 
 def seat_targets(game: SelfPlayGame, net: MLP | None, config: AfterstateConfig) -> tuple:
-    """Positions of every seat with their lambda-returns (``tanh(final margin / scale)``
-    bootstrapped on ``net``'s values; Monte-Carlo returns when ``td_lambda`` is 1 or there
-    is no network yet)."""
+    """Positions of every seat with their lambda-returns (``config.target`` of the final
+    margin, bootstrapped on ``net``'s values; Monte-Carlo returns when ``td_lambda`` is 1 or
+    there is no network yet)."""
     s = game.state
     scores = s.scores.astype(np.float64)
     xs, ys = [], []
@@ -174,7 +173,7 @@ def seat_targets(game: SelfPlayGame, net: MLP | None, config: AfterstateConfig) 
         if not feats:
             continue
         x = np.stack(feats)
-        final = math.tanh((scores[seat] - np.delete(scores, seat).max()) / config.value_scale)
+        final = config.target(float(scores[seat] - np.delete(scores, seat).max()))
         lam = config.td_lambda if net is not None else 1.0
         v = net.forward(x)[:, 0] if net is not None else np.zeros(len(x), np.float32)
         y = np.empty(len(x), np.float32)

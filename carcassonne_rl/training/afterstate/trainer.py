@@ -131,6 +131,10 @@ def _train(config: AfterstateConfig, out: Path, resume: bool, progress: bool, re
             y = np.concatenate([r["y"] for r in results])
             decisions = sum(r["decisions"] for r in results)
             vs_greedy = [m for r in results for m in r["margins_vs_greedy"]]
+            if config.linear and config.init_model and state["iteration"] == 0:
+                shift = learner.calibrate(x, y)
+                if progress:
+                    print(f"[afterstate] output level shifted by {shift:+.3f}", flush=True)
             learner.add(x, y)
             loss = learner.fit(len(y))
             state["timesteps"] += len(y)

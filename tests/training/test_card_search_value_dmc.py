@@ -1,0 +1,133 @@
+"""The card afterstate learner with ``card_network=search_value``: Monte-Carlo fine-tuning of
+expert iteration's student (inputs: afterstate features and the heuristic's margin; linear
+margin targets; the heuristic's best candidates), from a model file, against baseline seats."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents.card.greedy import CardGreedyAgent
+from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+from carcassonne_rl.agents.card.value import NUM_SEARCH_INPUTS, CardSearchValueAgent
+from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.encoders.features.card import NUM_CARD_FEATURES, CardFeatures
+from carcassonne_rl.games.cardcassonne import GameConfig, new_game, view
+from carcassonne_rl.training.afterstate.card_selfplay import play_card_games
+from carcassonne_rl.training.afterstate.config import AfterstateConfig
+from carcassonne_rl.training.afterstate.learner import Learner, export
+from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET
+
+SV = {"game": "cardcassonne", "card_network": "search_value", "workers": 1}
+
+
+def test_warm_up_rows_are_features_and_heuristic_margin_with_linear_margin_targets() -> None:
+    """Heuristic in every seat, no exploration: each turn decision is recorded as the chosen
+    option's afterstate features and the heuristic's projected margin / 30, its target the
+    seat's final margin / value_scale (no tanh), as in the game replayed here."""
+    config = AfterstateConfig(players=3, epsilon=0.0, value_scale=10.0,
+                              baseline_agent="heuristic", **SV)  # fmt: skip
+    out = play_card_games(config, None, {}, [5], [-1], seed=2)
+    s = new_game(GameConfig(players=3, seed=5))
+    agent = CardHeuristicAgent(seed=2)
+    rows: list[list[np.ndarray]] = [[], [], []]
+    while not s.is_over:
+        p = s.current_player
+        v = view(s, p)
+        code = agent.act(s, p)
+        if v.phase == "turn":
+            margin = dict(CardHeuristicAgent(None).scored(v, s.legal_codes()))[code]
+            rows[p].append(np.append(CardFeatures(v).after(code), margin / 30.0))
+        s.apply_code(code)
+    sc = s.scores
+    finals = [(sc[q] - np.delete(sc, q).max()) / 10.0 for q in range(3)]
+    assert out["x"].shape == (sum(map(len, rows)), NUM_SEARCH_INPUTS)
+    assert np.allclose(out["x"], np.concatenate([np.stack(r) for r in rows]), atol=1e-6)
+    expected = np.concatenate([np.full(len(r), m) for r, m in zip(rows, finals, strict=True)])
+    assert np.allclose(out["y"], expected, atol=1e-6) and np.abs(expected).max() > 1.0
+
+
+def test_network_seats_rank_only_the_heuristics_best_candidates() -> None:
+    """With one candidate and no exploration a network seat plays the heuristic's best
+    option whatever its weights: every recorded margin of it is the best of its decision."""
+    config = AfterstateConfig(players=2, hidden=(8,), candidates=1, epsilon=0.0, **SV)
+    net = export(Learner(config).model, config)
+    assert net.meta["kind"] == "card_search_value" and net.inputs == NUM_SEARCH_INPUTS
+    assert net.meta["output"] == "linear" and net.meta["candidates"] == 1
+    out = play_card_games(config, net.layers, net.meta, [3], None, 0, None, [[NET, GREEDY]])
+    best = []
+    s = new_game(GameConfig(players=2, seed=3))
+    greedy, helper = CardGreedyAgent(seed=0), CardHeuristicAgent(seed=0)  # as self-play's
+    while not s.is_over:  # the same game: greedy seat 1, the heuristic's first best seat 0
+        p = s.current_player
+        v = view(s, p)
+        legal = s.legal_codes()
+        if p == 1:
+            code = greedy.decide(v, legal)
+        elif v.phase != "turn":
+            code = helper.decide(v, legal)
+        else:
+            code, m = max(CardHeuristicAgent(None).scored(v, legal), key=lambda cm: cm[1])
+            best.append(m / 30.0)
+        s.apply_code(code)
+    assert np.allclose(out["x"][: len(best), -1], best, atol=1e-6)
+
+
+def test_calibration_moves_the_level_not_the_ranking() -> None:
+    config = AfterstateConfig(players=2, hidden=(16, 8), **SV)
+    learner = Learner(config)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, NUM_SEARCH_INPUTS)).astype(np.float32)
+    y = rng.normal(2.0, 0.5, size=64).astype(np.float32)
+    before = export(learner.model, config).forward(x)[:, 0]
+    shift = learner.calibrate(x, y)
+    after = export(learner.model, config).forward(x)[:, 0]
+    assert after.mean() == pytest.approx(y.mean(), abs=1e-4)
+    assert np.allclose(after - before, shift, atol=1e-4) and abs(shift) > 1.0
+
+
+def test_settings_that_do_not_fit_are_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="card_network is a setting of the card game"):
+        AfterstateConfig(card_network="search_value")
+    with pytest.raises(ValueError, match="card_network must be one of"):
+        AfterstateConfig(game="cardcassonne", card_network="policy")
+    afterstate = AfterstateConfig(game="cardcassonne", hidden=(8,))
+    path = tmp_path / "value.npz"
+    export(Learner(afterstate).model, afterstate).save(path)
+    with pytest.raises(ValueError, match="init_model: .*card_search_value"):
+        Learner(AfterstateConfig(hidden=(8,), init_model=str(path), **SV))
+    assert afterstate.target(30.0) == pytest.approx(np.tanh(1.0))
+    assert AfterstateConfig(**SV).target(45.0) == pytest.approx(1.5)
+
+
+def test_fine_tuned_file_plays_as_the_search_value_agent(tmp_path) -> None:
+    """A tiny run from a search-value file (the CLI, heuristic seats) writes a file that
+    ``policy:`` plays as the search-value agent with the run's candidates."""
+    from carcassonne_rl.agents.registry import make_agent
+
+    start = AfterstateConfig(hidden=(16, 8), **SV)
+    init = tmp_path / "start.npz"
+    export(Learner(start).model, start).save(init)
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "carcassonne_rl.cli.main", "train", "--game", "cardcassonne",
+           "--algo", "afterstate", "--timesteps", "300", "--envs", "1", "--no-progress",
+           "--set", "card_network=search_value", "--set", "hidden=16,8", "--set",
+           "candidates=2", "--set", "baseline_agent=heuristic", "--set", "baselines=heuristic",
+           "--set", f"init_model={init}", "--set", "games_per_iteration=2", "--eval-every",
+           "0", "--eval-deals", "1", "--out", str(out)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    net = MLP.load(out / "final_model.npz")
+    assert net.meta["kind"] == "card_search_value" and net.meta["candidates"] == 2
+    assert not np.array_equal(net.layers[0][0], MLP.load(init).layers[0][0])  # it learnt
+    agent = make_agent(f"policy:{out / 'final_model.npz'}", "cardcassonne", seed=1)
+    assert isinstance(agent, CardSearchValueAgent) and agent.candidates == 2
+    s = new_game(GameConfig(players=2, seed=4))
+    while not s.is_over:
+        code = agent.act(s, s.current_player)
+        assert code in s.legal_codes()
+        s.apply_code(code)
+    assert NUM_SEARCH_INPUTS == NUM_CARD_FEATURES + 1
