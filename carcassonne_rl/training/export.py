@@ -7,8 +7,10 @@
 - a MaskablePPO tile-game run on ``carcassonne_v1`` observations: the policy (board network
   features and action head) becomes a ``TileObsNet`` that ``agents.tile.obs_policy.board_net``
   plays with numpy alone, from the observation dict only;
-- an afterstate-TD tile-game run: its ``final_model.npz`` is already that format; it is
-  checked and copied.
+- an afterstate run (either game): its ``final_model.npz`` is already that format; it is
+  checked and copied, or (``average=True``) averaged, weight by weight, with every snapshot
+  of the run (``snapshots/step_*.npz``): one network from the last part of a fine-tuning
+  whose snapshots differ by more noise than skill.
 
 The exported file is what ``carcassonne_rl/agents/pretrained_models/`` ships.
 """
@@ -21,8 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND
-from carcassonne_rl.agents.common.value_net import MLP
-from carcassonne_rl.agents.tile.afterstate import load_value_net
+from carcassonne_rl.agents.card.value import CARD_SEARCH_VALUE_KIND, CARD_VALUE_KIND
+from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
+from carcassonne_rl.agents.tile.afterstate import MODEL_KIND
 from carcassonne_rl.agents.tile.obs_policy.board_net import TILE_OBS_POLICY_KIND, TileObsNet
 from carcassonne_rl.agents.tile.obs_policy.feature_net import TileFeatureNet
 from carcassonne_rl.training.run_folder import model_and_config
@@ -86,14 +89,63 @@ def export_tile_policy(zip_path: Path) -> TileObsNet | TileFeatureNet:
     return TileObsNet(arrays, meta)
 
 
-def export_run(run: str | Path, out: Path) -> str:
-    """Write ``out`` from a run folder or model file; returns what was exported."""
+#: the model kinds of afterstate runs (``train --algo afterstate``), by what they are
+AFTERSTATE_KINDS = {MODEL_KIND: "tile-game value network",
+                    CARD_VALUE_KIND: "card-game afterstate value network",
+                    CARD_SEARCH_VALUE_KIND: "card-game search-value network"}  # fmt: skip
+
+
+def _value_net(path: Path) -> MLP:
+    """The afterstate network in ``path`` (``ValueError`` if it is not one)."""
+    try:
+        net = MLP.load(path)
+    except ModelFileError as err:
+        raise ValueError(str(err)) from None
+    if net.meta.get("kind") not in AFTERSTATE_KINDS:
+        raise ValueError(f"{path} is not the network of an afterstate run "
+                         f"(kind {net.meta.get('kind')!r})")  # fmt: skip
+    return net
+
+
+def average_networks(files: list[Path]) -> MLP:
+    """The weight-by-weight mean of the networks in ``files`` (one kind, one shape), with
+    the last file's meta and ``meta["averaged"]``: the files' names."""
+    nets = [_value_net(f) for f in files]
+    kinds = {n.meta["kind"] for n in nets}
+    shapes = {tuple(w.shape for w, _ in n.layers) for n in nets}
+    if len(kinds) > 1 or len(shapes) > 1:
+        raise ValueError("the networks to average differ in kind or layer shapes")
+    layers = [
+        tuple(np.mean([n.layers[i][j] for n in nets], axis=0).astype(nets[0].layers[i][j].dtype)
+              for j in (0, 1))
+        for i in range(len(nets[0].layers))
+    ]  # fmt: skip
+    return MLP(layers, dict(nets[-1].meta, averaged=[f.name for f in files]))
+
+
+def snapshot_files(run: Path) -> list[Path]:
+    """A run's snapshots (``snapshots/step_N.npz``, by N) and its ``final_model.npz``."""
+    steps = sorted((run / "snapshots").glob("step_*.npz"), key=lambda f: int(f.stem[5:]))
+    return [*steps, run / "final_model.npz"]
+
+
+def export_run(run: str | Path, out: Path, average: bool = False) -> str:
+    """Write ``out`` from a run folder or model file (``average``: the mean of an afterstate
+    run's snapshots and final network); returns what was exported."""
     model, cfg = model_and_config(run)
+    if average and (model.suffix != ".npz" or not Path(run).is_dir()):
+        raise ValueError("--average takes the folder of an afterstate run")
     out.parent.mkdir(parents=True, exist_ok=True)
+    if average:
+        files = snapshot_files(Path(run))
+        net = average_networks(files)
+        net.save(out)
+        return (f"{AFTERSTATE_KINDS[net.meta['kind']]}: the mean of {len(files)} networks of "
+                f"{run} ({files[0].name} ... {files[-1].name}) -> {out}")  # fmt: skip
     if model.suffix == ".npz":
-        load_value_net(model)  # checks it is a complete value network of this version
+        what = AFTERSTATE_KINDS[_value_net(model).meta["kind"]]  # checks it is complete
         shutil.copyfile(model, out)
-        return f"tile-game value network {model} -> {out}"
+        return f"{what} {model} -> {out}"
     if cfg["game"] == "carcassonne" and cfg.get("observation") == "v1":
         tile = export_tile_policy(model)
         tile.save(out)

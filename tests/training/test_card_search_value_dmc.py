@@ -116,7 +116,8 @@ def test_fine_tuned_file_plays_as_the_search_value_agent(tmp_path) -> None:
            "--algo", "afterstate", "--timesteps", "300", "--envs", "1", "--no-progress",
            "--set", "card_network=search_value", "--set", "hidden=16,8", "--set",
            "candidates=2", "--set", "baseline_agent=heuristic", "--set", "baselines=heuristic",
-           "--set", f"init_model={init}", "--set", "games_per_iteration=2", "--eval-every",
+           "--set", f"init_model={init}", "--set", "games_per_iteration=2", "--set",
+           "snapshot_every=100", "--eval-every",
            "0", "--eval-deals", "1", "--out", str(out)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -131,3 +132,33 @@ def test_fine_tuned_file_plays_as_the_search_value_agent(tmp_path) -> None:
         assert code in s.legal_codes()
         s.apply_code(code)
     assert NUM_SEARCH_INPUTS == NUM_CARD_FEATURES + 1
+
+
+def test_export_copies_or_averages_an_afterstate_run(tmp_path, capsys) -> None:
+    """``export RUN OUT`` copies a card run's network; ``--average`` writes the mean, weight
+    by weight, of its snapshots and final network (computed here from the files)."""
+    from carcassonne_rl.cli.main import main
+
+    config = AfterstateConfig(hidden=(8, 4), **SV)
+    run = tmp_path / "run"
+    (run / "snapshots").mkdir(parents=True)
+    config.save(run / "config.json")
+    files = [run / "snapshots" / f"step_{n}.npz" for n in (900, 50)] + [run / "final_model.npz"]
+    for i, f in enumerate(files):
+        learner = Learner(AfterstateConfig(hidden=(8, 4), seed=i, **SV))
+        export(learner.model, config).save(f)
+    assert main(["export", str(run), str(tmp_path / "copy.npz")]) == 0
+    assert "search-value network" in capsys.readouterr().out
+    copy = MLP.load(tmp_path / "copy.npz")
+    assert np.array_equal(copy.layers[0][0], MLP.load(files[-1]).layers[0][0])
+    assert main(["export", str(run), str(tmp_path / "mean.npz"), "--average"]) == 0
+    mean = MLP.load(tmp_path / "mean.npz")
+    nets = [MLP.load(f) for f in files]
+    for i in range(3):
+        for j in range(2):
+            by_hand = sum(n.layers[i][j].astype(np.float64) for n in nets) / 3
+            assert np.allclose(mean.layers[i][j], by_hand, atol=1e-6)
+    assert mean.meta["averaged"] == ["step_50.npz", "step_900.npz", "final_model.npz"]
+    assert mean.meta["kind"] == "card_search_value" and mean.meta["candidates"] == 3
+    with pytest.raises(SystemExit, match="--average takes the folder of an afterstate run"):
+        main(["export", str(files[0]), str(tmp_path / "x.npz"), "--average"])
