@@ -54,25 +54,37 @@ def _stop(node: subprocess.Popen) -> None:
         node.wait(timeout=30)
 
 
+def _start_head(folder: Path, cpus: int) -> tuple[int, subprocess.Popen]:
+    """(port, process) of a head that came up; started again on another free port, up to 3
+    times, if it exits first (the port it was given can be taken, between ``free_port`` and
+    Ray binding it, by a process of another test running beside this one)."""
+    log = folder / "ray_head.log"
+    for attempt in range(3):
+        port = free_port()
+        head = _start(["--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
+                       "--num-cpus", str(cpus), "--include-dashboard", "false"], log,
+                      _token_env())  # fmt: skip
+        deadline = time.monotonic() + 90
+        while head.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return port, head
+            except OSError:
+                if time.monotonic() > deadline:
+                    _stop(head)
+                    raise AssertionError("ray start --head did not come up") from None
+                time.sleep(0.5)
+        if attempt == 2:
+            raise AssertionError(log.read_text())
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 @contextlib.contextmanager
 def head_node(folder: Path, cpus: int = 2) -> Iterator[tuple[str, subprocess.Popen]]:
     """(address, process) of a head on 127.0.0.1 with ``cpus`` CPUs and Ray's token
     authentication, until the block ends."""
-    port = free_port()
-    log = folder / "ray_head.log"
-    head = _start(["--head", "--port", str(port), "--node-ip-address", "127.0.0.1",
-                   "--num-cpus", str(cpus), "--include-dashboard", "false"], log,
-                  _token_env())  # fmt: skip
+    port, head = _start_head(folder, cpus)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert head.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, "ray start --head did not come up"
-                time.sleep(0.5)
         yield f"127.0.0.1:{port}", head
     finally:
         _stop(head)
