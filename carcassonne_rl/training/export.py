@@ -23,9 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND
-from carcassonne_rl.agents.card.value import CARD_SEARCH_VALUE_KIND, CARD_VALUE_KIND
+from carcassonne_rl.agents.card.value import (
+    CARD_SEARCH_VALUE_KIND,
+    CARD_VALUE_KIND,
+    load_card_net,
+    load_card_value_net,
+)
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
-from carcassonne_rl.agents.tile.afterstate import MODEL_KIND
+from carcassonne_rl.agents.tile.afterstate import MODEL_KIND, load_value_net
 from carcassonne_rl.agents.tile.obs_policy.board_net import TILE_OBS_POLICY_KIND, TileObsNet
 from carcassonne_rl.agents.tile.obs_policy.feature_net import TileFeatureNet
 from carcassonne_rl.training.run_folder import model_and_config
@@ -89,22 +94,24 @@ def export_tile_policy(zip_path: Path) -> TileObsNet | TileFeatureNet:
     return TileObsNet(arrays, meta)
 
 
-#: the model kinds of afterstate runs (``train --algo afterstate``), by what they are
-AFTERSTATE_KINDS = {MODEL_KIND: "tile-game value network",
-                    CARD_VALUE_KIND: "card-game afterstate value network",
-                    CARD_SEARCH_VALUE_KIND: "card-game search-value network"}  # fmt: skip
+#: the model kinds of afterstate runs (``train --algo afterstate``): what each is, and its
+#: loader (which checks the file reads the inputs of this version)
+AFTERSTATE_KINDS = {
+    MODEL_KIND: ("tile-game value network", load_value_net),
+    CARD_VALUE_KIND: ("card-game afterstate value network", load_card_value_net),
+    CARD_SEARCH_VALUE_KIND: ("card-game search-value network", load_card_net),
+}
 
 
 def _value_net(path: Path) -> MLP:
-    """The afterstate network in ``path`` (``ValueError`` if it is not one)."""
+    """The afterstate network in ``path`` (``ValueError`` if it is not a complete one)."""
     try:
-        net = MLP.load(path)
+        kind = MLP.load(path).meta.get("kind")
+        if kind not in AFTERSTATE_KINDS:
+            raise ValueError(f"{path} is not the network of an afterstate run (kind {kind!r})")
+        return AFTERSTATE_KINDS[kind][1](path)
     except ModelFileError as err:
         raise ValueError(str(err)) from None
-    if net.meta.get("kind") not in AFTERSTATE_KINDS:
-        raise ValueError(f"{path} is not the network of an afterstate run "
-                         f"(kind {net.meta.get('kind')!r})")  # fmt: skip
-    return net
 
 
 def average_networks(files: list[Path]) -> MLP:
@@ -140,10 +147,10 @@ def export_run(run: str | Path, out: Path, average: bool = False) -> str:
         files = snapshot_files(Path(run))
         net = average_networks(files)
         net.save(out)
-        return (f"{AFTERSTATE_KINDS[net.meta['kind']]}: the mean of {len(files)} networks of "
+        return (f"{AFTERSTATE_KINDS[net.meta['kind']][0]}: the mean of {len(files)} networks of "
                 f"{run} ({files[0].name} ... {files[-1].name}) -> {out}")  # fmt: skip
     if model.suffix == ".npz":
-        what = AFTERSTATE_KINDS[_value_net(model).meta["kind"]]  # checks it is complete
+        what = AFTERSTATE_KINDS[_value_net(model).meta["kind"]][0]  # checks it is complete
         shutil.copyfile(model, out)
         return f"{what} {model} -> {out}"
     if cfg["game"] == "carcassonne" and cfg.get("observation") == "v1":
