@@ -20,11 +20,13 @@ access and no torch.
   ``tile.mcts`` with the network valuing the leaves and the children's priors, ``SIMS``
   simulations per decision.
 - Card game: ``pretrained`` is ``card.value.CardSearchValueAgent`` over the search-value
-  network of expert iteration (``cardcassonne_expert.npz``: of the card heuristic's 3 best
-  turn options, the one the network values most); ``pretrained:search[=W[:K]]`` is
-  ``card.search.CardSearchAgent`` over it (:func:`make_card_search`). The MaskablePPO policy
-  that ``pretrained`` played before stays shipped as ``cardcassonne_2p.npz``
-  (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
+  network ``cardcassonne_dmc.npz`` (since 2026-11-28: expert iteration's network fine-tuned
+  by Monte Carlo against heuristic seats; of the card heuristic's 3 best turn options, the
+  one the network values most); ``pretrained:search[=W[:K]]`` is
+  ``card.search.CardSearchAgent`` over it (:func:`make_card_search`). The networks it played
+  before stay shipped under their names: expert iteration's ``cardcassonne_expert.npz``
+  (``policy:cardcassonne_expert.npz``, until 2026-11-28) and the MaskablePPO policy
+  ``cardcassonne_2p.npz`` (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
 from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
-MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_expert.npz"}
+MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_dmc.npz"}
+# the card game's pretrained until 2026-11-28: cardcassonne_expert.npz (expert iteration)
 CARD_PPO_FILE = "cardcassonne_2p.npz"  # the card game's PPO policy (pretrained until 2026-11)
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table

@@ -250,9 +250,14 @@ def test_every_shipped_model_file_is_described_and_loads() -> None:
     assert code in set(int(c) for c in s.legal_action_codes())
     # the card game: pretrained is the search-value network, the PPO policy plays by its name
     from carcassonne_rl.agents.card.policy_net import CardNetAgent
-    from carcassonne_rl.agents.card.value import CardSearchValueAgent
+    from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
-    assert info["cardcassonne"]["file"] == "cardcassonne_expert.npz"
-    assert isinstance(make_agent("pretrained", "cardcassonne"), CardSearchValueAgent)
+    assert info["cardcassonne"]["file"] == "cardcassonne_dmc.npz"
+    card = make_agent("pretrained", "cardcassonne")
+    assert isinstance(card, CardSearchValueAgent)
+    assert card.net.meta == load_card_net(model_dir() / "cardcassonne_dmc.npz").meta
+    assert info["cardcassonne_expert"]["file"] == "cardcassonne_expert.npz"  # until 2026-11-28
+    before = make_agent("policy:cardcassonne_expert.npz", "cardcassonne")
+    assert isinstance(before, CardSearchValueAgent) and before.net.meta != card.net.meta
     assert info["cardcassonne_ppo"]["file"] == "cardcassonne_2p.npz"
     assert isinstance(make_agent("policy:cardcassonne_2p.npz", "cardcassonne"), CardNetAgent)
