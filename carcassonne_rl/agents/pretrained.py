@@ -45,8 +45,6 @@ from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_dmc.npz"}
-# the card game's pretrained until 2026-11-28: cardcassonne_expert.npz (expert iteration)
-CARD_PPO_FILE = "cardcassonne_2p.npz"  # the card game's PPO policy (pretrained until 2026-11)
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats (since 2026-11-28; chosen by measurement:
