@@ -14,13 +14,16 @@ def add_export_parser(sub) -> None:
     p.add_argument("--average", action="store_true",
                    help="afterstate runs: the weight-by-weight mean of the run's snapshots "
                    "(snapshots/step_*.npz) and final network")  # fmt: skip
+    p.add_argument("--ensemble", nargs="+", metavar="MODEL",
+                   help="afterstate networks (run folders or .npz files) whose outputs are "
+                   "averaged with RUN's, packed as one wider network")  # fmt: skip
 
 
 def run_export(args: argparse.Namespace) -> int:
     from carcassonne_rl.training.export import export_run
 
     try:
-        print(export_run(args.run, args.out, average=args.average))
+        print(export_run(args.run, args.out, average=args.average, ensemble=args.ensemble))
     except (OSError, ValueError) as exc:
         raise SystemExit(f"export: {exc}") from None
     return 0

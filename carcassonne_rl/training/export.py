@@ -10,7 +10,10 @@
 - an afterstate run (either game): its ``final_model.npz`` is already that format; it is
   checked and copied, or (``average=True``) averaged, weight by weight, with every snapshot
   of the run (``snapshots/step_*.npz``): one network from the last part of a fine-tuning
-  whose snapshots differ by more noise than skill.
+  whose snapshots differ by more noise than skill;
+- several afterstate networks (``ensemble``): packed into one wider ``MLP`` whose output is
+  the mean of theirs (first layers side by side, hidden layers block-diagonal, output layers
+  averaged), so the ensemble plays in one forward pass wherever one network does.
 
 The exported file is what ``carcassonne_rl/agents/pretrained_models/`` ships.
 """
@@ -130,15 +133,77 @@ def average_networks(files: list[Path]) -> MLP:
     return MLP(layers, dict(nets[-1].meta, averaged=[f.name for f in files]))
 
 
+def ensemble_networks(nets: list[MLP], names: list[str]) -> MLP:
+    """One ``MLP`` whose output is the mean of the outputs of ``nets`` (one kind, the same
+    inputs, depth and activation, linear outputs): exactly, as the hidden units of one
+    network never feed another's. Meta: the first network's, ``hidden`` the packed widths
+    and ``ensemble`` the ``names``."""
+    first = nets[0]
+
+    def shape(n: MLP) -> tuple:
+        m = n.meta
+        return (m.get("kind"), n.inputs, len(n.layers), m.get("activation", "relu"),
+                m.get("candidates"), n.outputs)  # fmt: skip
+
+    for net, name in zip(nets, names, strict=True):
+        if net.meta.get("output", "linear") != "linear":
+            raise ValueError(f"{name}: only networks with a linear output ensemble")
+        if shape(net) != shape(first):
+            raise ValueError(f"{name} and {names[0]} differ in kind, inputs, depth, "
+                             "activation, candidates or outputs: they do not ensemble")  # fmt: skip
+    k, last = len(nets), len(first.layers) - 1
+    layers = []
+    for i in range(last + 1):
+        ws = [n.layers[i][0] for n in nets]
+        bs = [n.layers[i][1] for n in nets]
+        if i == 0:
+            w = np.hstack(ws)
+        elif i < last:
+            w = np.zeros((sum(x.shape[0] for x in ws), sum(x.shape[1] for x in ws)), np.float32)
+            r = c = 0
+            for x in ws:
+                w[r : r + x.shape[0], c : c + x.shape[1]] = x
+                r, c = r + x.shape[0], c + x.shape[1]
+        else:
+            layers.append((np.vstack(ws) / k, np.mean(bs, axis=0)))
+            break
+        layers.append((w, np.concatenate(bs)))
+    meta = {key: v for key, v in first.meta.items() if key != "averaged"}
+    meta["hidden"] = [int(w.shape[1]) for w, _ in layers[:-1]]
+    meta["ensemble"] = list(names)
+    return MLP(layers, meta)
+
+
 def snapshot_files(run: Path) -> list[Path]:
     """A run's snapshots (``snapshots/step_N.npz``, by N) and its ``final_model.npz``."""
     steps = sorted((run / "snapshots").glob("step_*.npz"), key=lambda f: int(f.stem[5:]))
     return [*steps, run / "final_model.npz"]
 
 
-def export_run(run: str | Path, out: Path, average: bool = False) -> str:
+def _afterstate_file(source: str | Path) -> Path:
+    """The afterstate network of a run folder (its ``final_model.npz``) or a model file."""
+    path = Path(source)
+    model = path / "final_model.npz" if path.is_dir() else path
+    if model.suffix != ".npz" or not model.is_file():
+        raise ValueError(f"{source}: not an afterstate run folder or .npz model file")
+    return model
+
+
+def export_run(run: str | Path, out: Path, average: bool = False,
+               ensemble: list[str] | None = None) -> str:  # fmt: skip
     """Write ``out`` from a run folder or model file (``average``: the mean of an afterstate
-    run's snapshots and final network); returns what was exported."""
+    run's snapshots and final network; ``ensemble``: more afterstate networks, runs or
+    files, whose outputs are averaged with this one's); returns what was exported."""
+    if ensemble:
+        if average:
+            raise ValueError("--average and --ensemble do not combine; average each run first")
+        files = [_afterstate_file(s) for s in [run, *ensemble]]
+        net = ensemble_networks([_value_net(f) for f in files], [str(f) for f in files])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        net.save(out)
+        return (f"{AFTERSTATE_KINDS[net.meta['kind']][0]}s: the mean output of "
+                f"{', '.join(map(str, files))} as one network (hidden {net.meta['hidden']}) "
+                f"-> {out}")  # fmt: skip
     model, cfg = model_and_config(run)
     if average and (model.suffix != ".npz" or not Path(run).is_dir()):
         raise ValueError("--average takes the folder of an afterstate run")

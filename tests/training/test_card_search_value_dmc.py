@@ -162,3 +162,45 @@ def test_export_copies_or_averages_an_afterstate_run(tmp_path, capsys) -> None:
     assert mean.meta["kind"] == "card_search_value" and mean.meta["candidates"] == 3
     with pytest.raises(SystemExit, match="--average takes the folder of an afterstate run"):
         main(["export", str(files[0]), str(tmp_path / "x.npz"), "--average"])
+
+
+def test_export_ensemble_packs_networks_into_one_that_outputs_their_mean(tmp_path) -> None:
+    """``export A OUT --ensemble B C``: one network of widths summed whose output is the mean
+    of the three networks' outputs (each computed here on its own); a tanh output or a
+    network of another shape is refused with a message and writes nothing."""
+    from carcassonne_rl.cli.main import main
+
+    files = []
+    for i, hidden in enumerate([(8, 4), (8, 4), (6, 5)]):
+        config = AfterstateConfig(hidden=hidden, seed=i, **SV)
+        files.append(tmp_path / f"n{i}.npz")
+        export(Learner(config).model, config).save(files[-1])
+    out = tmp_path / "ens.npz"
+    args = ["export", str(files[0]), str(out), "--ensemble", str(files[1]), str(files[2])]
+    assert main(args) == 0
+    packed = MLP.load(out)
+    assert packed.meta["hidden"] == [22, 13] and packed.meta["candidates"] == 3
+    assert packed.meta["ensemble"] == [str(f) for f in files]
+    x = np.random.default_rng(0).normal(size=(9, NUM_SEARCH_INPUTS)).astype(np.float32)
+    by_hand = np.zeros((9, 1))
+    for f in files:
+        h = x.astype(np.float64)
+        layers = MLP.load(f).layers
+        for j, (w, b) in enumerate(layers):
+            h = h @ w + b
+            h = np.maximum(h, 0.0) if j < len(layers) - 1 else h
+        by_hand += h / 3
+    assert np.allclose(packed.forward(x), by_hand, atol=1e-4)
+    tanh = MLP(MLP.load(files[1]).layers, {**MLP.load(files[1]).meta, "output": "tanh"})
+    tanh.save(tmp_path / "tanh.npz")
+    with pytest.raises(SystemExit, match="only networks with a linear output ensemble"):
+        main(["export", str(files[0]), str(tmp_path / "x.npz"), "--ensemble",
+              str(tmp_path / "tanh.npz")])  # fmt: skip
+    other = MLP([(np.zeros((NUM_SEARCH_INPUTS, 4), np.float32), np.zeros(4, np.float32)),
+                 (np.zeros((4, 1), np.float32), np.zeros(1, np.float32))],
+                MLP.load(files[1]).meta)  # fmt: skip
+    other.save(tmp_path / "shallow.npz")
+    with pytest.raises(SystemExit, match="differ in kind, inputs, depth"):
+        main(["export", str(files[0]), str(tmp_path / "x.npz"), "--ensemble",
+              str(tmp_path / "shallow.npz")])  # fmt: skip
+    assert not (tmp_path / "x.npz").exists()
