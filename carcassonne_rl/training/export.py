@@ -151,23 +151,22 @@ def ensemble_networks(nets: list[MLP], names: list[str]) -> MLP:
         if shape(net) != shape(first):
             raise ValueError(f"{name} and {names[0]} differ in kind, inputs, depth, "
                              "activation, candidates or outputs: they do not ensemble")  # fmt: skip
-    k, last = len(nets), len(first.layers) - 1
-    layers = []
-    for i in range(last + 1):
-        ws = [n.layers[i][0] for n in nets]
-        bs = [n.layers[i][1] for n in nets]
-        if i == 0:
-            w = np.hstack(ws)
-        elif i < last:
-            w = np.zeros((sum(x.shape[0] for x in ws), sum(x.shape[1] for x in ws)), np.float32)
-            r = c = 0
-            for x in ws:
-                w[r : r + x.shape[0], c : c + x.shape[1]] = x
-                r, c = r + x.shape[0], c + x.shape[1]
-        else:
-            layers.append((np.vstack(ws) / k, np.mean(bs, axis=0)))
-            break
-        layers.append((w, np.concatenate(bs)))
+
+    def stacked(i: int) -> tuple[list[np.ndarray], np.ndarray]:
+        return [n.layers[i][0] for n in nets], np.concatenate([n.layers[i][1] for n in nets])
+
+    ws, b = stacked(0)
+    layers = [(np.hstack(ws), b)]  # every member reads the same inputs
+    for i in range(1, len(first.layers) - 1):  # hidden: each member's units feed only its own
+        ws, b = stacked(i)
+        w = np.zeros((sum(x.shape[0] for x in ws), sum(x.shape[1] for x in ws)), np.float32)
+        r = c = 0
+        for x in ws:
+            w[r : r + x.shape[0], c : c + x.shape[1]] = x
+            r, c = r + x.shape[0], c + x.shape[1]
+        layers.append((w, b))
+    ws, _ = stacked(-1)  # output: the mean of the members'
+    layers.append((np.vstack(ws) / len(nets), np.mean([n.layers[-1][1] for n in nets], axis=0)))
     meta = {key: v for key, v in first.meta.items() if key != "averaged"}
     meta["hidden"] = [int(w.shape[1]) for w, _ in layers[:-1]]
     meta["ensemble"] = list(names)
