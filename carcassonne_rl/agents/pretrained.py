@@ -6,10 +6,13 @@ there records how each was trained and how strong it measured. Loading needs no 
 access and no torch.
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
-  forward pass per decision): at 2 players the 2-player network (``carcassonne_2p.npz``,
-  features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
-  the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``),
-  at 3-5 players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
+  forward pass per decision): at 2 players, since 2026-11-28, expert iteration's network
+  alone (``carcassonne_2p_expert.npz``: :data:`PRETRAINED_2P_FILE`); ``pretrained:blend=W``
+  and the searches use the 2-player network it was taught from (``carcassonne_2p.npz``,
+  features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned
+  against the heuristic), its margin averaged with the heuristic's
+  (``tile.blend.BlendedAgent``; ``pretrained`` played it so until 2026-11-28); at 3-5
+  players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
   features ``table``; at 4 players, since 2026-11-28, that network fine-tuned with greedy
   seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`), its margin averaged
   with the heuristic's too, except at 5 players
@@ -39,12 +42,18 @@ from typing import Any
 
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
-from carcassonne_rl.agents.tile.afterstate import load_value_net
-from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
+from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net
+from carcassonne_rl.agents.tile.blend import BlendedAgent
 from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
+#: each game's 2-player network: the tile game's is the one ``pretrained:blend``, ``pretrained:
+#: search`` and expert iteration average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_dmc.npz"}
+#: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's network
+#: (since 2026-11-28; before, ``carcassonne_2p.npz`` averaged with the heuristic, which
+#: ``pretrained:blend=0.75`` still plays; chosen by measurement: docs/multiplayer.md)
+PRETRAINED_2P_FILE = "carcassonne_2p_expert.npz"
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats (since 2026-11-28; chosen by measurement:
@@ -66,9 +75,15 @@ def model_info() -> dict:
 
 
 def pretrained_path(game: str) -> Path:
-    path = model_dir() / MODEL_FILES[game]
+    """The 2-player network of ``game`` (:data:`MODEL_FILES`)."""
+    return shipped_file(MODEL_FILES[game])
+
+
+def shipped_file(name: str) -> Path:
+    """The shipped model file ``name`` (a message if this installation lacks it)."""
+    path = model_dir() / name
     if not path.exists():
-        raise ModelFileError(f"no pretrained {game} model in this installation ({path})")
+        raise ModelFileError(f"no pretrained model {name} in this installation ({path})")
     return path
 
 
@@ -110,17 +125,17 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
         from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
         return CardSearchValueAgent(load_card_net(pretrained_path(game)), seed=seed)
-    net = load_value_net(pretrained_path(game))
     if simulations is None:
+        two = load_value_net(shipped_file(PRETRAINED_2P_FILE))
         table = table_network()
         if table is not None:
             obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
-            return TileTableAgent.of_networks(net, table, seed=seed, obs=obs,
+            return TileTableAgent.of_networks(two, table, seed=seed, obs=obs,
                                               tables=table_networks())  # fmt: skip
-        return BlendedAgent(net, PRETRAINED_2P_WEIGHT, seed=seed, name="pretrained")
+        return AfterstateAgent(two, seed=seed, name="pretrained")
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
-    return ValueSearchAgent(net, simulations, seed=seed)
+    return ValueSearchAgent(load_value_net(pretrained_path(game)), simulations, seed=seed)
 
 
 def split_network(params: list[str]) -> tuple[list[str], str | None, str]:
@@ -140,7 +155,9 @@ def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
     2-player network at 2 players, the table networks of ``pretrained`` at 3-5; ``@PATH``:
     that network instead of the shipped one of its kind), its margin with weight ``W``
     averaged with the heuristic's (``W = 1``: the network alone; ``pretrained`` plays the
-    shipped weights, and at 5 players without The Messages its observation network)."""
+    shipped weights at 3-5 players, at 5 without The Messages its observation network, and
+    at 2 players expert iteration's network alone; ``pretrained:blend=0.75`` is the
+    2-player ``pretrained`` before it)."""
     params, network, spec = split_network(params)
     head, sep, value = params[0].partition("=")
     try:

@@ -328,7 +328,7 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
             "continuations per reply), optionally followed by @PATH (a tile value network)"
         ) from None
     from carcassonne_rl.agents.pretrained import named_network, table_network, table_networks
-    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
     from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 
     net, weight, table, tables = None, None, table_network(), table_networks()
@@ -341,7 +341,7 @@ def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None
     if net is None:
         from carcassonne_rl.agents.tile.afterstate import load_value_net
 
-        net, weight = load_value_net(pretrained_path(game)), PRETRAINED_2P_WEIGHT
+        net, weight = load_value_net(pretrained_path(game)), NETWORK_2P_WEIGHT
     two = ExpectimaxAgent(net, candidates, seed, weight=weight, samples=samples)
     if table is None:
         return two

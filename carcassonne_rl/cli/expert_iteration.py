@@ -88,8 +88,8 @@ def add_expert_iteration_parser(sub) -> None:
         choices=("search", "blend"),
         default="search",
         help="what the network learns: the search's values (played alone), or the values "
-        "whose average with the heuristic are the search's (played averaged, as pretrained "
-        "plays; default: search)",
+        "whose average with the heuristic are the search's (played averaged, as "
+        "pretrained:blend=0.75 plays; default: search)",
     )
     p.add_argument("--more-positions", type=Path, nargs="+", default=[], metavar="FOLDER",
                    help="card game: folders of earlier teacher games fitted on as well "

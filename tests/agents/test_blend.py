@@ -1,5 +1,6 @@
-"""``tile_blend``: the 2-player ``pretrained`` ranks options by the network's margin averaged
-with the heuristic's; the expected values are recomputed here from the two estimators."""
+"""``tile_blend``: ``pretrained:blend=W`` ranks options by the network's margin averaged
+with the heuristic's (the 2-player ``pretrained`` before 2026-11-28; now expert iteration's
+network alone); the expected values are recomputed here from the two estimators."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.pretrained import load_value_net, pretrained_path
+from carcassonne_rl.agents.pretrained import (
+    PRETRAINED_2P_FILE,
+    load_value_net,
+    pretrained_path,
+    shipped_file,
+)
 from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, options, values_from
-from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, BlendedAgent
+from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT, BlendedAgent
 from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent, player_values
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
@@ -74,19 +80,35 @@ def test_weight_zero_plays_the_heuristic_move(net) -> None:
         assert margins[blend.act(s, s.current_player)] == pytest.approx(max(margins.values()))
 
 
-def test_pretrained_plays_the_blend_at_two_players(net) -> None:
-    agent = make_agent("pretrained", "carcassonne", seed=0)
-    assert isinstance(agent.two, BlendedAgent) and agent.two.weight == PRETRAINED_2P_WEIGHT
-    s = _position(30, expansions=("messages", "labyrinth"))
+def _plays_by(agent, net, weight: float, s) -> None:
+    """``agent``'s values of every option of ``s`` are those of ``net`` averaged with the
+    heuristic at ``weight`` (a placement worth its best follower option), and it plays the best."""
     codes, vals = agent.decision_values(s, s.current_player)
     opts = options(s)
-    want = _expected(net, [o.state for o in opts], s.current_player, PRETRAINED_2P_WEIGHT)
+    want = _expected(net, [o.state for o in opts], s.current_player, weight)
     best: dict[int, float] = {}
     for o, v in zip(opts, want, strict=True):
         best[o.code] = max(best.get(o.code, -2.0), float(v))
     np.testing.assert_allclose(vals, [best[c] for c in codes], atol=1e-5)
     chosen = agent.act(s, s.current_player)
     assert best[chosen] == pytest.approx(max(best.values()), abs=1e-6)
+
+
+def test_pretrained_plays_expert_iterations_network_alone_at_two_players() -> None:
+    agent = make_agent("pretrained", "carcassonne", seed=0)
+    expert = load_value_net(shipped_file(PRETRAINED_2P_FILE))
+    assert expert.meta["expert_iteration"]["init_model"] == "carcassonne_2p.npz"
+    assert not isinstance(agent.two, BlendedAgent)  # no heuristic in its values
+    for turns, expansions in ((30, ("messages", "labyrinth")), (12, ())):
+        _plays_by(agent, expert, 1.0, _position(turns, expansions=expansions))
+
+
+def test_blend_075_is_the_2_player_pretrained_before_the_switch(net) -> None:
+    """``pretrained:blend=0.75`` plays ``carcassonne_2p.npz`` averaged at 0.75, as
+    ``pretrained`` did at 2 players until expert iteration's network replaced it."""
+    agent = make_agent(f"pretrained:blend={NETWORK_2P_WEIGHT}", "carcassonne", seed=0)
+    assert NETWORK_2P_WEIGHT == 0.75
+    _plays_by(agent, net, 0.75, _position(30, expansions=("messages", "labyrinth")))
 
 
 def test_the_weight_must_be_a_share(net) -> None:

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.tile.afterstate import net_feature_set, options, values_from
-from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+from carcassonne_rl.agents.pretrained import pretrained_path
+from carcassonne_rl.agents.tile.afterstate import (
+    load_value_net,
+    net_feature_set,
+    options,
+    values_from,
+)
+from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 from carcassonne_rl.agents.tile.heuristic import player_values
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent, unknown_tiles, with_drawn_tile
 from carcassonne_rl.games.carcassonne import GameConfig, new_game
@@ -70,7 +76,7 @@ def test_the_expectation_weighs_every_tile_by_its_count(blended) -> None:
     searching seat's value = minus that (2 players), weighted by the tile counts."""
     agent = make_agent("pretrained:search=4", "carcassonne", seed=0).two  # 2 players
     assert agent.samples == 0 and agent.candidates == 4
-    assert agent.weight == PRETRAINED_2P_WEIGHT
+    assert agent.weight == NETWORK_2P_WEIGHT
     if not blended:
         agent = ExpectimaxAgent(agent.net, 4, seed=0)
     s = _position(turns=50)
@@ -84,7 +90,7 @@ def test_the_expectation_weighs_every_tile_by_its_count(blended) -> None:
             continue
         replies = [o.state for o in options(t)]
         if blended:
-            theirs = _blend_values(agent.net, replies, nxt, PRETRAINED_2P_WEIGHT)
+            theirs = _blend_values(agent.net, replies, nxt, NETWORK_2P_WEIGHT)
         else:
             theirs = values_from(agent.net, replies, nxt).tolist()
         total += count * -max(theirs)
@@ -122,7 +128,7 @@ def test_sampled_continuations_reach_the_exact_end() -> None:
             if t is None:
                 continue
             replies = [o.state for o in options(t)]
-            theirs = _blend_values(agent.net, replies, nxt, PRETRAINED_2P_WEIGHT)
+            theirs = _blend_values(agent.net, replies, nxt, NETWORK_2P_WEIGHT)
             reply = replies[int(np.argmax(theirs))]
             value = -max(theirs)
             others = unknown | {tile: unknown[tile] - 1}  # the searching seat's tile
@@ -160,8 +166,9 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(spec, players, 
     table = agent.two if players == 2 else agent.table  # the search at this table
     assert isinstance(table, ExpectimaxAgent) and table.candidates == 2
     assert table.samples == (1 if spec.endswith(":1") else 0)
-    # it searches with the network pretrained plays at this table
-    plays = fast.two.net if players == 2 else fast.table.net
+    # it searches the network pretrained plays at this table, at 2 players the network
+    # pretrained:blend averages (carcassonne_2p.npz; pretrained plays expert iteration's)
+    plays = load_value_net(pretrained_path("carcassonne")) if players == 2 else fast.table.net
     probe = np.random.default_rng(0).random((4, plays.inputs), dtype=np.float32)
     np.testing.assert_array_equal(table.net.forward(probe), plays.forward(probe))
     assert net_feature_set(table.net) == ("two_player" if players == 2 else "table")
@@ -205,9 +212,6 @@ def test_search_spec_errors_are_clear() -> None:
 def _network_file(folder, blend: float | None = None):
     """A copy of the shipped 2-player network with its weights changed (under a folder
     whose name has capitals: the path keeps its case)."""
-    from carcassonne_rl.agents.pretrained import pretrained_path
-    from carcassonne_rl.agents.tile.afterstate import load_value_net
-
     net = load_value_net(pretrained_path("carcassonne"))
     net.layers = [(w * 1.1, b - 0.01) for w, b in net.layers]
     if blend is not None:
@@ -227,7 +231,7 @@ def test_the_search_over_a_network_file_plays_it_as_policy_plays_it(tmp_path) ->
     x = np.random.default_rng(0).normal(size=(5, net.inputs)).astype(np.float32)
     np.testing.assert_array_equal(two.net.forward(x), net.forward(x))
     shipped = make_agent("pretrained:search=2:1", "carcassonne", seed=0)
-    assert shipped.two.weight == PRETRAINED_2P_WEIGHT
+    assert shipped.two.weight == NETWORK_2P_WEIGHT
     assert not np.allclose(shipped.two.net.forward(x), net.forward(x))
     assert agent.table.net is not None and agent.table.candidates == 2  # 3-5 seats: shipped
     blended, _ = _network_file(tmp_path, blend=0.6)

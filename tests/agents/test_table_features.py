@@ -130,24 +130,28 @@ def test_network_search_reads_the_table_features() -> None:
 
 
 def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
-    """... each averaged with the heuristic (at 2 players: tests/agents/test_blend.py),
-    beyond 2 players with The Messages (without them: tests/agents/test_tile_obs_policy.py)."""
-    from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE, model_dir
-    from carcassonne_rl.agents.tile.blend import (
-        PRETRAINED_2P_WEIGHT,
-        PRETRAINED_TABLE_WEIGHTS,
-        BlendedAgent,
+    """... expert iteration's 2-player network alone at 2 players (its values: tests/agents/
+    test_blend.py), the table network averaged with the heuristic beyond 2 players with The
+    Messages (without them: tests/agents/test_tile_obs_policy.py)."""
+    from carcassonne_rl.agents.pretrained import (
+        PRETRAINED_2P_FILE,
+        TABLE_MODEL_FILE,
+        model_dir,
+        shipped_file,
     )
+    from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
 
-    two = load_value_net(pretrained_path("carcassonne"))
+    two = load_value_net(shipped_file(PRETRAINED_2P_FILE))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
     assert net_feature_set(two) == "two_player" and net_feature_set(table) == "table"
     cases = ((2, (), two), (3, ("messages",), table), (5, ("messages", "labyrinth"), table))
     for players, expansions, net in cases:
         s = _midgame(players, expansions, turns=20, seed=players)
         shipped = make_agent("pretrained", "carcassonne", seed=4)
-        weight = PRETRAINED_2P_WEIGHT if players == 2 else PRETRAINED_TABLE_WEIGHTS
-        alone = BlendedAgent(net, weight, seed=4)
+        if players == 2:
+            alone = AfterstateAgent(net, seed=4)
+        else:
+            alone = BlendedAgent(net, PRETRAINED_TABLE_WEIGHTS, seed=4)
         for _ in range(12):  # the same moves as that blend, decision by decision
             code = shipped.act(s, s.current_player)
             assert code == alone.act(s, s.current_player)

@@ -15,7 +15,7 @@ from carcassonne_rl.agents.tile.afterstate import (
     value_inputs,
 )
 from carcassonne_rl.agents.tile.blend import (
-    PRETRAINED_2P_WEIGHT,
+    NETWORK_2P_WEIGHT,
     BlendedAgent,
     blend,
     blended_values,
@@ -54,13 +54,13 @@ def _first_placement() -> tuple:
     state = new_game(GameConfig(players=2, seed=teacher_deal(5, 0)))
     player = state.current_player
     opts = options(state)
-    prior = blended_values(net, [o.state for o in opts], player, PRETRAINED_2P_WEIGHT)
+    prior = blended_values(net, [o.state for o in opts], player, NETWORK_2P_WEIGHT)
     return net, player, opts, prior, np.argsort(-prior, kind="stable")[:5]
 
 
 def test_the_first_placement_is_recorded_as_the_search_values_it(game_rows) -> None:
     net, player, opts, prior, top = _first_placement()
-    search = ExpectimaxAgent(net, candidates=2, weight=PRETRAINED_2P_WEIGHT, seed=0)
+    search = ExpectimaxAgent(net, candidates=2, weight=NETWORK_2P_WEIGHT, seed=0)
     expected = [search.expectation(opts[i].state, player) for i in top[:2]]
     first = game_rows["decision"] == 0
     assert first.sum() == len(top)
@@ -90,18 +90,18 @@ def test_blend_targets_make_the_blend_equal_the_search(game_rows) -> None:
     heuristic = heuristic_margins(children, [player_features(c) for c in children], player)
     first = game_rows["decision"] == 0
     rows = {k: v[first] for k, v in game_rows.items() if k != "scores"}
-    recovered = heuristic_margins_of(rows, PRETRAINED_2P_WEIGHT, 30.0)
+    recovered = heuristic_margins_of(rows, NETWORK_2P_WEIGHT, 30.0)
     np.testing.assert_allclose(recovered, heuristic, atol=1e-3)  # points, from float32 values
-    target = fit_targets(rows, "blend", PRETRAINED_2P_WEIGHT, 30.0)
+    target = fit_targets(rows, "blend", NETWORK_2P_WEIGHT, 30.0)
     searched = np.isfinite(rows["target"])
-    mixed = blend(target.astype(np.float64), heuristic, PRETRAINED_2P_WEIGHT, 30.0)
+    mixed = blend(target.astype(np.float64), heuristic, NETWORK_2P_WEIGHT, 30.0)
     np.testing.assert_allclose(mixed[searched], rows["target"][searched], atol=1e-5)
     np.testing.assert_allclose(target[~searched], rows["network"][~searched], atol=1e-6)
-    plain = fit_targets(rows, "search", PRETRAINED_2P_WEIGHT, 30.0)
+    plain = fit_targets(rows, "search", NETWORK_2P_WEIGHT, 30.0)
     np.testing.assert_allclose(plain[searched], rows["target"][searched], rtol=1e-6)
     np.testing.assert_allclose(plain[~searched], rows["prior"][~searched], rtol=1e-6)
     with pytest.raises(ValueError, match="target kind"):
-        fit_targets(rows, "outcome", PRETRAINED_2P_WEIGHT, 30.0)
+        fit_targets(rows, "outcome", NETWORK_2P_WEIGHT, 30.0)
 
 
 def test_collect_goes_on_where_it_stopped(tmp_path, monkeypatch) -> None:
@@ -200,10 +200,10 @@ def test_fit_moves_the_network_toward_the_targets(tmp_path) -> None:
     assert "heuristic_blend" not in loaded.meta
     assert type(load_trained(str(path), "carcassonne")) is AfterstateAgent  # played alone
     blended, _ = finetune(source, pretrained_path("carcassonne"), epochs=1, target_kind="blend")
-    assert blended.meta["heuristic_blend"] == PRETRAINED_2P_WEIGHT
+    assert blended.meta["heuristic_blend"] == NETWORK_2P_WEIGHT
     blended.save(path)
     agent = load_trained(str(path), "carcassonne")
-    assert isinstance(agent, BlendedAgent) and agent.weight == PRETRAINED_2P_WEIGHT
+    assert isinstance(agent, BlendedAgent) and agent.weight == NETWORK_2P_WEIGHT
 
 
 def load_positions_like(rng: np.random.Generator, net) -> dict:

@@ -29,8 +29,10 @@ from carcassonne_rl.agents.tile.heuristic import values_of_features
 from carcassonne_rl.encoders.features.afterstate import player_features
 from carcassonne_rl.encoders.features.table import feature_set
 
-#: the network's share of the 2-player ``pretrained``'s estimate
-PRETRAINED_2P_WEIGHT = 0.75
+#: the 2-player network's (``carcassonne_2p.npz``) share of its average with the heuristic,
+#: as ``pretrained:blend``, ``pretrained:search`` and expert iteration play it (and ``pretrained``
+#: at 2 players until 2026-11-28, when expert iteration's network, played alone, replaced it)
+NETWORK_2P_WEIGHT = 0.75
 #: the table network's share of ``pretrained``'s estimate at each table of 3-5 players
 #: (chosen on other deals than the reported ones: docs/multiplayer.md)
 PRETRAINED_TABLE_WEIGHTS = {3: 0.75, 4: 0.6, 5: 0.6}
@@ -88,7 +90,7 @@ class BlendedAgent(AfterstateAgent):
     """:class:`AfterstateAgent` ranking its options by the network-heuristic blend, the
     network's share ``weight`` (one for every table, or one per number of players)."""
 
-    def __init__(self, net: MLP, weight: float | Mapping[int, float] = PRETRAINED_2P_WEIGHT,
+    def __init__(self, net: MLP, weight: float | Mapping[int, float] = NETWORK_2P_WEIGHT,
                  seed: int | None = None, epsilon: float = 0.0, name: str = "blend"
                  ) -> None:  # fmt: skip
         shares = weight.values() if isinstance(weight, Mapping) else (weight,)

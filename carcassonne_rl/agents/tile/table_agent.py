@@ -8,11 +8,8 @@ import numpy as np
 
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP
-from carcassonne_rl.agents.tile.blend import (
-    PRETRAINED_2P_WEIGHT,
-    PRETRAINED_TABLE_WEIGHTS,
-    BlendedAgent,
-)
+from carcassonne_rl.agents.tile.afterstate import AfterstateAgent
+from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
 
 #: the tables where ``pretrained`` plays its observation network (without The Messages),
 #: not the table network averaged with the heuristic (chosen by measurement:
@@ -21,9 +18,10 @@ OBS_TABLES = (5,)
 
 
 class TileTableAgent(BaseAgent):
-    """The tile game's ``pretrained``: one agent for 2 players, another for 3-5 (each
-    built on its network, ``carcassonne_2p.npz`` and ``carcassonne_table.npz``, averaged
-    with the heuristic), or the agent of ``tables`` for its number of players; with
+    """The tile game's ``pretrained``: one agent for 2 players, another for 3-5 (built on
+    their networks: ``pretrained`` plays ``carcassonne_2p_expert.npz`` alone and
+    ``carcassonne_table.npz`` averaged with the heuristic), or the agent of ``tables`` for
+    its number of players; with
     ``obs``, the observation policy plays the tables of ``obs_tables`` it has a network
     for, except with The Messages (it has no outputs for them). Its values
     (``decision_values``) are always the value agents'."""
@@ -40,13 +38,16 @@ class TileTableAgent(BaseAgent):
     @classmethod
     def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None,
                     tables: dict[int, MLP] | None = None) -> TileTableAgent:  # fmt: skip
-        """``pretrained``: each network averaged with the heuristic at its shipped weight
-        (``tables``: another table network for some numbers of players)."""
+        """``pretrained``: the 2-player network ``two`` alone (expert iteration's, which learnt
+        the search's values, the heuristic's part included), each table network averaged with
+        the heuristic at its shipped weight (``tables``: another table network for some
+        numbers of players)."""
 
         def blended(net: MLP, weight: Any) -> BlendedAgent:
             return BlendedAgent(net, weight, seed=seed, name="pretrained")
 
-        return cls(blended(two, PRETRAINED_2P_WEIGHT), blended(table, PRETRAINED_TABLE_WEIGHTS),
+        return cls(AfterstateAgent(two, seed=seed, name="pretrained"),
+                   blended(table, PRETRAINED_TABLE_WEIGHTS),
                    seed, obs, tables={n: blended(net, PRETRAINED_TABLE_WEIGHTS)
                                       for n, net in (tables or {}).items()})  # fmt: skip
 

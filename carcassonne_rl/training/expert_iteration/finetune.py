@@ -29,7 +29,7 @@ import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import load_value_net, net_feature_set
-from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT, blend, net_margins
+from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT, blend, net_margins
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
 from carcassonne_rl.training.afterstate.learner import export, load_weights, torch_net
 
@@ -106,7 +106,7 @@ def finetune(
     validation: float = 0.1,
     anchor_weight: float = 0.0,
     target_kind: str = "search",
-    weight: float = PRETRAINED_2P_WEIGHT,
+    weight: float = NETWORK_2P_WEIGHT,
     seed: int = 0,
     on_epoch: Callable[[int, dict], None] | None = None,
 ) -> tuple[MLP, dict]:

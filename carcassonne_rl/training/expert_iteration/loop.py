@@ -166,10 +166,10 @@ def network_spec(network: str | None, game: str = "carcassonne") -> str:
 def teacher_weight(network: str | None) -> float | None:
     """The network's share of the heuristic average the search plays it in (None: alone)."""
     from carcassonne_rl.agents.tile.afterstate import load_value_net
-    from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 
     if network is None:
-        return PRETRAINED_2P_WEIGHT
+        return NETWORK_2P_WEIGHT
     weight = load_value_net(network).meta.get("heuristic_blend")
     return None if weight is None else float(weight)
 
@@ -212,7 +212,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
                 "games": int(data["files"])}  # fmt: skip
     else:
         from carcassonne_rl.agents.pretrained import pretrained_path
-        from carcassonne_rl.agents.tile.blend import PRETRAINED_2P_WEIGHT
+        from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 
         from .finetune import finetune
 
@@ -225,7 +225,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
             data, network or pretrained_path("carcassonne"), config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
             validation=config.validation, anchor_weight=config.anchor_weight,
-            target_kind=config.target, weight=weight or PRETRAINED_2P_WEIGHT, seed=seed,
+            target_kind=config.target, weight=weight or NETWORK_2P_WEIGHT, seed=seed,
             on_epoch=epoch_done,
         )  # fmt: skip
         done = {"rows": report["train_rows"], "placements": int(len(set(data["decision"]))),
