@@ -4,6 +4,7 @@ searched, against fixed opponents on the same deals.
     python benchmarks/expert_loop_curve.py runs/tile_loop --opponents greedy,pretrained \
         --deals 100 --plot curve.png --table curve.md
     python benchmarks/expert_loop_curve.py runs/card_loop --opponents heuristic --search
+    python benchmarks/expert_loop_curve.py --rows rows.jsonl --plot curve.png --table curve.md
 
 Reads ``RUN/loop.json`` (written by ``carcassonne-rl expert-loop``). The entries are the
 network the loop started from (``--init-model``; none for a card loop, which starts from the
@@ -14,7 +15,8 @@ heuristic) and each iteration's fitted network, accepted by its gate or not; eac
 for every entry (``--seed``). One JSON line per (entry, opponent): ``{"benchmark":
 "expert_loop_curve", "iteration", "accepted", "player", "spec", "opponent", "games",
 "win_rate", "win_rate_ci95", "mean_margin", "ms_per_decision"}``; ``--plot`` draws the win
-rates against the iteration, ``--table`` writes them as a markdown table.
+rates against the iteration, ``--table`` writes them as a markdown table. ``--rows FILE``
+plays nothing: it draws the plot and the table from rows printed before (JSON lines).
 """
 
 from __future__ import annotations
@@ -97,9 +99,41 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+ROW_KEYS = ("iteration", "accepted", "player", "opponent", "games", "win_rate", "win_rate_ci95",
+            "mean_margin", "ms_per_decision")  # fmt: skip
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of ``path`` (JSON lines this script printed); ValueError names a bad line."""
+    rows = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{number}: not JSON ({err.msg})") from None
+        missing = [k for k in ROW_KEYS if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise ValueError(f"{path}:{number}: a row needs {', '.join(missing)}")
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"{path} holds no rows")
+    return rows
+
+
+def write(rows: list[dict], table: Path | None, png: Path | None, title: str) -> None:
+    if table:
+        table.write_text(markdown(rows))
+    if png and rows:
+        plot(rows, png, title)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path, help="an expert-loop run folder (RUN/loop.json)")
+    parser.add_argument("run", type=Path, nargs="?",
+                        help="an expert-loop run folder (RUN/loop.json)")  # fmt: skip
+    parser.add_argument("--rows", type=Path, help="draw from these rows (JSON lines), no games")
     parser.add_argument("--opponents", default="greedy", help="comma-separated agent specs")
     parser.add_argument("--deals", type=int, default=100, help="deals per row, both seats")
     parser.add_argument("--search", action="store_true", help="also the search over each")
@@ -108,6 +142,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", type=Path, help="a PNG of the curve")
     parser.add_argument("--table", type=Path, help="a markdown table of the rows")
     args = parser.parse_args(argv)
+    if args.rows is not None:
+        if args.run is not None:
+            parser.error("give a run folder or --rows, not both")
+        try:
+            rows = read_rows(args.rows)
+        except (OSError, ValueError) as err:
+            parser.error(f"--rows: {err}")
+        write(rows, args.table, args.plot, f"{args.rows.stem}: every iteration")
+        return 0
+    if args.run is None:
+        parser.error("give an expert-loop run folder, or --rows")
     if not (args.run / "loop.json").is_file():
         parser.error(f"{args.run} has no loop.json: not an expert-loop run folder")
     if args.deals < 1:
@@ -133,10 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             row = {"benchmark": "expert_loop_curve", **entry, **result}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    if args.table:
-        args.table.write_text(markdown(rows))
-    if args.plot and rows:
-        plot(rows, args.plot, f"{args.run.name}: every iteration on {args.deals} deals x 2 seats")
+    title = f"{args.run.name}: every iteration on {args.deals} deals x 2 seats"
+    write(rows, args.table, args.plot, title)
     return 0
 
 

@@ -304,6 +304,15 @@ def test_the_iteration_curve_plays_every_network_alone_and_searched(tmp_path, ca
         stats = arena["entries"][r["spec"]]
         assert stats["mean_margin"] == pytest.approx(r["mean_margin"])
     assert png.stat().st_size > 10_000 and table.read_text().count("| 0 | accepted |") == 2
+    saved, again, png2 = tmp_path / "rows.jsonl", tmp_path / "again.md", tmp_path / "again.png"
+    saved.write_text("".join(json.dumps(r) + "\n" for r in rows))  # --rows: drawn, not played
+    assert curve.main(["--rows", str(saved), "--table", str(again), "--plot", str(png2)]) == 0
+    assert again.read_text() == table.read_text() and png2.stat().st_size > 10_000
+    saved.write_text(json.dumps({"iteration": 0}) + "\n")
+    with pytest.raises(SystemExit):  # a row without its numbers: named, nothing drawn
+        curve.main(["--rows", str(saved), "--table", str(tmp_path / "bad.md")])
+    assert "a row needs accepted" in capsys.readouterr().err
+    assert not (tmp_path / "bad.md").exists()
     with pytest.raises(SystemExit):  # not a loop folder: one argparse message
         curve.main([str(tmp_path), "--deals", "1"])
     assert "has no loop.json" in capsys.readouterr().err
