@@ -71,7 +71,7 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=120)
+    fig, ax = plt.subplots(figsize=(9, 4), dpi=120)
     lines = sorted({(r["player"], r["opponent"]) for r in rows})
     for n, (player, opponent) in enumerate(lines):
         line = [r for r in rows if r["player"] == player and r["opponent"] == opponent]
@@ -93,7 +93,7 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
     ax.set_xlabel("iteration (start: the network the loop began from; circled: rejected)")
     ax.set_ylabel("win rate (%)")
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, not over
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
