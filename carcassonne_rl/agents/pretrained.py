@@ -189,13 +189,14 @@ def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=W[:K[:H[:F]]]][@PATH]`` (card game): ``heuristic:search`` with the
     shipped search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:1``)."""
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:1``;
+    ``F = net``: the network values the rollouts' ends)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
     params, network, spec = split_network(params)
     try:
-        worlds, candidates, horizon, future = parse_search(params)
+        worlds, candidates, horizon, future = parse_search(params, net_leaf=True)
         if network is not None and not network.strip():
             raise ValueError
     except ValueError:
@@ -203,8 +204,8 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
             f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W, "
             "pretrained:search=W:K, pretrained:search=W:K:H or pretrained:search=W:K:H:F (W >= 1 "
             "sampled worlds, K >= 1 candidates searched, H >= 1 rounds played on, F >= 0 the "
-            "weight of the future in the leaf's value), optionally followed by @PATH (a card "
-            "search-value network)"
+            "weight of the future in the leaf's value, or F = net: the leaf valued by the "
+            "network), optionally followed by @PATH (a card search-value network)"
         ) from None
     path = shipped_or_given(network) if network is not None else pretrained_path("cardcassonne")
     if not path.is_file():

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from carcassonne_rl.agents.card.search import NET_LEAF
 from carcassonne_rl.games.registry import GAMES
 
 from .args import UserError, fraction, non_negative_float
@@ -20,6 +21,11 @@ SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "l
             "batch_size", "validation", "anchor_weight", "target", "gate_deals",
             "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
             "variants", "future")  # fmt: skip
+
+
+def future_weight(text: str) -> float | str:
+    """``--future``: a weight >= 0, or ``net`` (the network values the leaves)."""
+    return NET_LEAF if text == NET_LEAF else non_negative_float(text)
 
 
 def add_expert_loop_parser(sub) -> None:
@@ -57,10 +63,12 @@ def add_expert_loop_parser(sub) -> None:
                    help="tile game: options stored per placement (8)")  # fmt: skip
     p.add_argument("--worlds", type=_positive(int),
                    help="card game: the search's W, sampled worlds (search=W:K; 8)")  # fmt: skip
-    p.add_argument("--future", type=non_negative_float,
+    p.add_argument("--future", type=future_weight,
                    help="card game: the search's F, the weight of what the seats hold for "
                         "later rounds in the value of its rollouts (search=W:K:1:F; 1; 0: "
-                        "the standings alone, as loops before 2026-11-27)")  # fmt: skip
+                        "the standings alone, as loops before 2026-11-27; net: the "
+                        "searched network values the rollouts' ends, needs "
+                        "--init-model)")  # fmt: skip
     p.add_argument("--tables", type=table_list,
                    help="card game: the table sizes the teacher games cycle through "
                         "(2,2,3,4,5)")  # fmt: skip

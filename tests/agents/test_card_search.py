@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 
 from carcassonne_rl.agents import make_agent
@@ -58,10 +59,10 @@ class Recorder(CardSearchAgent):
         super().__init__(*args, **kwargs)
         self.rollouts: list[tuple[int, tuple]] = []
 
-    def _rollout(self, s, seed: int) -> None:
+    def _rollout(self, s, seed: int, me: int) -> None:
         others = tuple(tuple(h) for q, h in enumerate(s.hands) if q != self.me)
         self.rollouts.append((s.history[0], (others, tuple(s.deck_cards()), seed)))
-        super()._rollout(s, seed)
+        super()._rollout(s, seed, me)
 
     def decide(self, v, legal: list[int]) -> int:
         self.me = v.player
@@ -114,6 +115,26 @@ def _expected_leaf(s, q: int, future: float) -> float:
     return float(s.scores[q]) + best + 0.5 * left * animals
 
 
+def _searched_worlds(spec: str, state):
+    """Per candidate of the 2 that the search ``spec`` (seed 4) values at ``state``: its
+    value and, per world the search drew (its draws: 2 worlds, then a seed per world), the
+    world with the candidate applied and the rollout's seed."""
+    p = state.current_player
+    agent = make_agent(spec, "cardcassonne", seed=4)
+    agent.act(state, p)
+    rng = random.Random(4)
+    worlds = [determinize(view(state, p), p, rng) for _ in range(2)]
+    seeds = [rng.randrange(1 << 30) for _ in worlds]
+    assert len(agent.last_values) == 2
+    for code, value in agent.last_values.items():
+        starts = []
+        for world, seed in zip(worlds, seeds, strict=True):
+            s = world.clone()
+            s.apply_code(code)
+            starts.append((s, seed))
+        yield value, starts
+
+
 @pytest.mark.parametrize(("horizon", "future"), [(1, 0.0), (1, 1.0), (2, 1.0), (1, 2.5)])
 def test_values_are_mean_leaf_margins_of_heuristic_play_to_the_horizon(
     horizon: int, future: float
@@ -123,17 +144,9 @@ def test_values_are_mean_leaf_margins_of_heuristic_play_to_the_horizon(
     spec = f"heuristic:search=2:2:{horizon}:{future:g}"
     if (horizon, future) == (1, 1.0):
         spec = "heuristic:search=2:2"  # the defaults
-    agent = make_agent(spec, "cardcassonne", seed=4)
-    agent.act(state, p)
-    rng = random.Random(4)  # the agent's draws: 2 worlds, then a seed per world
-    worlds = [determinize(view(state, p), p, rng) for _ in range(2)]
-    seeds = [rng.randrange(1 << 30) for _ in worlds]
-    assert len(agent.last_values) == 2
-    for code, value in agent.last_values.items():
+    for value, starts in _searched_worlds(spec, state):
         margins = []
-        for world, seed in zip(worlds, seeds, strict=True):
-            s = world.clone()
-            s.apply_code(code)
+        for s, seed in starts:
             players = [CardHeuristicAgent(seed * 8 + q) for q in range(2)]
             stop = s.round + horizon
             while not s.is_over and (s.round < stop or s.phase != "turn"):
@@ -141,6 +154,71 @@ def test_values_are_mean_leaf_margins_of_heuristic_play_to_the_horizon(
             assert s.is_over or (s.round == stop and s.played == [0, 0])
             margins.append(_expected_leaf(s, p, future) - _expected_leaf(s, 1 - p, future))
         assert value == pytest.approx(sum(margins) / 2)
+
+
+def _net_value(net, v, legal: list[int], candidates: int) -> float:
+    """The network's best value (in points) of the heuristic's ``candidates`` best options,
+    the network's layers applied here."""
+    from carcassonne_rl.agents.card.value import MARGIN_SCALE
+    from carcassonne_rl.encoders.features.card import option_features
+
+    scored = sorted(CardHeuristicAgent(0).scored(v, legal), key=lambda cs: -cs[1])[:candidates]
+    x = np.hstack([option_features(v, [c for c, _ in scored]),
+                   np.array([[m / MARGIN_SCALE] for _, m in scored])])  # fmt: skip
+    for i, (w, b) in enumerate(net.layers):
+        x = x @ w + b
+        x = np.maximum(x, 0) if i < len(net.layers) - 1 else x
+    return float(x.max()) * MARGIN_SCALE
+
+
+def test_a_network_leaf_values_the_seats_next_turn_by_the_network() -> None:
+    """``F = net``: each world is played on by the network's agent in every seat to the
+    searcher's first turn of the next round (or the game's end), where the network's best
+    candidate value (or the final margin) is the world's value."""
+    from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
+    from carcassonne_rl.agents.pretrained import pretrained_path
+
+    net = load_card_net(pretrained_path("cardcassonne"))
+    states = _turn_positions(2, 9, 1) + [_late_turn(2, 12)]
+    ends = []
+    for state in states:
+        p = state.current_player
+        for value, starts in _searched_worlds("pretrained:search=2:2:1:net", state):
+            leaves = []
+            for s, seed in starts:
+                start = s.round
+                players = [CardSearchValueAgent(net, seed * 8 + q) for q in range(2)]
+                while not s.is_over and (s.round == start or s.phase != "turn"
+                                         or s.current_player != p):  # fmt: skip
+                    s.apply_code(players[s.current_player].act(s, s.current_player))
+                ends.append(s.is_over)
+                if s.is_over:
+                    leaves.append(float(s.scores[p] - s.scores[1 - p]))
+                else:
+                    leaves.append(_net_value(net, view(s, p), s.legal_codes(), 3))
+            assert value == pytest.approx(sum(leaves) / 2, rel=1e-5, abs=1e-3)
+    assert any(ends) and not all(ends)  # both kinds of leaf were valued
+
+
+def _late_turn(players: int, seed: int):
+    """A turn decision of the game's last round with at least 2 options."""
+    state = new_game(GameConfig(players, seed))
+    agent = CardHeuristicAgent(seed)
+    while not state.is_over:
+        if (state.phase == "turn" and state.round == state.rounds_total
+                and len(state.legal_codes()) >= 2):  # fmt: skip
+            return state.clone()
+        state.apply_code(agent.act(state, state.current_player))
+    raise AssertionError("no turn decision in the last round")
+
+
+def test_a_network_leaf_needs_a_network() -> None:
+    with pytest.raises(ValueError, match="expected heuristic:search"):
+        make_agent("heuristic:search=2:2:1:net", "cardcassonne")
+    with pytest.raises(ValueError, match="state_value"):
+        CardSearchAgent(CardHeuristicAgent, 2, future=None)
+    with pytest.raises(ValueError, match="F = net"):
+        make_agent("pretrained:search=2:2:1:nets", "cardcassonne")
 
 
 def test_the_leaf_values_what_a_seat_holds_for_later_rounds() -> None:

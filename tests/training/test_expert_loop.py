@@ -225,6 +225,32 @@ def test_a_card_loop_fits_on_every_iteration_so_far(tmp_path, capsys) -> None:
     assert json.loads((run / "loop.json").read_text()) == summary
 
 
+def test_a_card_loop_can_value_the_leaves_by_its_network(tmp_path, capsys) -> None:
+    """``--future net``: the teacher is ``pretrained:search=W:K:1:net`` over the network, and
+    its targets are the mean of the network's values at the rollouts' ends (finite, and not
+    those of the heuristic's leaf)."""
+    from carcassonne_rl.agents.pretrained import pretrained_path
+
+    init = str(pretrained_path("cardcassonne"))
+    run = (tmp_path / "run").resolve()
+    argv = ["expert-loop", str(run), *CARD[:2], "--games", "1", *CARD[4:], "--future", "net"]
+    assert main(argv) == 2  # no network to value the leaves with
+    err = capsys.readouterr().err.strip()
+    assert "future 'net' values the search's leaves by its network" in err
+    assert len(err.splitlines()) == 1 and not run.exists()
+    assert main([*argv, "--init-model", init]) == 0
+    summary = json.loads((run / "loop.json").read_text())
+    assert summary["config"]["future"] == "net"
+    assert summary["iterations"][0]["teacher"] == f"pretrained:search=2:2:1:net@{init}"
+    with np.load(next((run / "iteration_0" / "teacher").glob("game_*.npz"))) as z:
+        searched = np.isfinite(z["target"])
+        assert searched.sum() >= 2 and np.isfinite(z["network"]).all()
+    assert teacher_spec(LoopConfig(game="cardcassonne", future="net", init_model=init),
+                        init) == f"pretrained:search=8:3:1:net@{init}"  # fmt: skip
+    with pytest.raises(ValueError, match="or 'net'"):
+        LoopConfig(game="cardcassonne", future="nets", init_model=init)
+
+
 def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
     card = LoopConfig(game="cardcassonne")
     assert (card.epochs, card.learning_rate, card.candidates, card.worlds) == (6, 1e-3, 3, 8)

@@ -13,7 +13,10 @@ to come; own minus the best other); the candidate with the best mean wins (ties:
 policy's order). The spec ``search=W:K:H:F`` sets the horizon (default 1: the rest of the
 round; a longer one plays further with the base policy, which measured weaker, see the docs)
 and the future weight (default :data:`DEFAULT_FUTURE`; 0: the standings alone, the search
-before 2026-11-27). Before the search the
+before 2026-11-27). ``F = net`` (:data:`NET_LEAF`, a base policy with a network only) values
+a world by the base network instead: the rollout goes on to the seat's next turn decision
+and its value is the network's estimate of the seat's final margin there
+(``base.state_value``; at the game's end, the final margin itself). Before the search the
 candidates are pruned to the base policy's ``candidates`` best when it ranks them
 (``scored(view, legal)``, as :class:`CardHeuristicAgent` does). Every other decision (setup
 joker, scoring choices) is the base policy's. The agent decides from its view only.
@@ -31,27 +34,35 @@ from carcassonne_rl.agents.card.heuristic import (
     rounds_left,
 )
 from carcassonne_rl.agents.card.row_values import buildings_value, standing
-from carcassonne_rl.games.cardcassonne import RULES, determinize
+from carcassonne_rl.games.cardcassonne import RULES, determinize, view
 
 #: the heuristic's weights, which the leaf's future terms use
 WEIGHTS = CardHeuristicWeights()
 #: the weight of those terms in the leaf's value when the spec leaves ``F`` out
 DEFAULT_FUTURE = 1.0
 
+#: the spec's ``F`` that values a rollout's end by the base network
+NET_LEAF = "net"
+
 #: builds one seat's base agent (a :class:`ViewAgent`) from a seed
 BaseFactory = Callable[[int | None], Agent]
 
 
-def parse_search(params: list[str]) -> tuple[int, int, int, float]:
+def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, int, float | None]:
     """``(W, K, H, F)`` of a card search spec's parameters ``["search[=W]", "K"?, "H"?,
-    "F"?]`` (defaults 8, 3, 1 and :data:`DEFAULT_FUTURE`); a bare ``ValueError`` when they
-    are malformed (the caller names the spec)."""
+    "F"?]`` (defaults 8, 3, 1 and :data:`DEFAULT_FUTURE`; ``F`` None for :data:`NET_LEAF`,
+    accepted with ``net_leaf``); a bare ``ValueError`` when they are malformed (the caller
+    names the spec)."""
     head, sep, value = params[0].partition("=")
     if head != "search" or len(params) > 4 or (len(params) >= 2 and not sep):
         raise ValueError
     worlds = int(value) if sep else 8
     candidates = int(params[1]) if len(params) >= 2 else 3
     horizon = int(params[2]) if len(params) >= 3 else 1
+    if net_leaf and len(params) == 4 and params[3] == NET_LEAF:
+        if worlds < 1 or candidates < 1 or horizon < 1:
+            raise ValueError
+        return worlds, candidates, horizon, None
     future = float(params[3]) if len(params) == 4 else DEFAULT_FUTURE
     if worlds < 1 or candidates < 1 or horizon < 1 or not 0.0 <= future < float("inf"):
         raise ValueError
@@ -88,11 +99,11 @@ class CardSearchAgent(ViewAgent):
         seed: int | None = None,
         candidates: int = 3,
         horizon: int = 1,
-        future: float = DEFAULT_FUTURE,
+        future: float | None = DEFAULT_FUTURE,
     ) -> None:
         if worlds < 1 or candidates < 1 or horizon < 1:
             raise ValueError("worlds, candidates and horizon must be >= 1")
-        if not 0.0 <= future < float("inf"):
+        if future is not None and not 0.0 <= future < float("inf"):
             raise ValueError(f"the leaf's future weight must be >= 0, got {future}")
         super().__init__(seed)
         self.base_factory = base_factory
@@ -103,6 +114,8 @@ class CardSearchAgent(ViewAgent):
         self.base = base_factory(seed)
         if not isinstance(self.base, ViewAgent):
             raise ValueError("the base policy must be a ViewAgent (it decides from a view)")
+        if future is None and not hasattr(self.base, "state_value"):
+            raise ValueError("a network leaf needs a base policy with a network (state_value)")
         self._players: list[Agent] = []
         self.name = f"search:{worlds}:{candidates}"
         self.last_values: dict[int, float] = {}
@@ -120,18 +133,30 @@ class CardSearchAgent(ViewAgent):
         order = sorted(range(len(pairs)), key=lambda i: -pairs[i][1])
         return [pairs[i][0] for i in order]
 
-    def _rollout(self, s: Any, seed: int) -> None:
-        """Play ``s`` on with the base policy in every seat to the horizon (in place); the
-        seats' agents are reseeded with ``seed`` so every candidate meets the same play."""
+    def _rollout(self, s: Any, seed: int, me: int) -> None:
+        """Play ``s`` on with the base policy in every seat to the horizon (in place; with a
+        network leaf, on to seat ``me``'s next turn decision); the seats' agents are
+        reseeded with ``seed`` so every candidate meets the same play."""
         n = s.n
         while len(self._players) < n:
             self._players.append(self.base_factory(None))
         for q in range(n):
             self._players[q].reset(seed * 8 + q)
         stop = s.round + self.horizon
-        while not s.is_over and (s.round < stop or s.phase != "turn"):
+        to_me = self.future is None
+        while not s.is_over and (
+            s.round < stop or s.phase != "turn" or (to_me and s.current_player != me)
+        ):
             p = s.current_player
             s.apply_code(int(self._players[p].act(s, p)))
+
+    def _leaf(self, s: Any, me: int) -> float:
+        """Seat ``me``'s value of the rollout's end ``s`` (module doc)."""
+        if self.future is not None:
+            return margin(s, me, self.future)
+        if s.is_over:
+            return float(s.scores[me]) - max(float(s.scores[q]) for q in range(s.n) if q != me)
+        return float(self.base.state_value(view(s, me), s.legal_codes()))
 
     def decide(self, v: Any, legal: list[int]) -> int:
         if len(legal) == 1:
@@ -149,8 +174,8 @@ class CardSearchAgent(ViewAgent):
             for code in ranked:
                 s = world.clone()
                 s.apply_code(code)
-                self._rollout(s, seed)
-                totals[code] += margin(s, me, self.future)
+                self._rollout(s, seed, me)
+                totals[code] += self._leaf(s, me)
         self.last_values = {c: t / len(worlds) for c, t in totals.items()}
         best = max(self.last_values.values())
         return next(c for c in ranked if self.last_values[c] >= best - 1e-9)
@@ -158,6 +183,7 @@ class CardSearchAgent(ViewAgent):
 
 __all__ = [
     "DEFAULT_FUTURE",
+    "NET_LEAF",
     "BaseFactory",
     "CardSearchAgent",
     "leaf_standing",

@@ -128,6 +128,11 @@ class CardSearchValueAgent(ViewAgent):
         out[keep] = self.net.forward(x)[:, 0]
         return out
 
+    def state_value(self, v, legal: list[int]) -> float:
+        """The network's estimate of ``v.player``'s final margin (points) at its turn
+        decision ``v``: the best of its candidates' values (a search's leaf)."""
+        return float(self.ranked_values(v, legal).max()) * MARGIN_SCALE
+
     def scored(self, v, legal: list[int]) -> list[tuple[int, float]]:
         """(code, value) of each turn option, as a search ranks its candidates."""
         return list(zip(legal, self.ranked_values(v, legal).tolist(), strict=True))

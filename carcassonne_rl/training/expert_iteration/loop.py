@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from carcassonne_rl.agents.card.search import NET_LEAF
 from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_write_json, atomic_write_text
 
@@ -67,7 +68,7 @@ class LoopConfig:
     tables: tuple[int, ...] | None = None  # card: the table sizes teacher games cycle through
     worlds: int | None = None  # card: the search's W (8)
     variants: tuple[str, ...] | None = None  # tile: the expansion sets teacher games cycle
-    future: float | None = None  # card: the search's F, the future's weight at its leaves (1)
+    future: float | str | None = None  # card: the search's F at its leaves (1; "net": the network)
 
     def __post_init__(self) -> None:
         if self.game not in DEFAULTS:
@@ -101,10 +102,17 @@ class LoopConfig:
             object.__setattr__(self, "games", tuple(self.games))
         if min(self.games_per_iteration()) < 1 or self.candidates < 1 or self.epochs < 1:
             raise ValueError("a loop needs games >= 1, candidates >= 1, epochs >= 1")
+        net_leaf = self.future == NET_LEAF
         if (self.samples is not None and self.samples < 0) or (
-                self.worlds is not None and self.worlds < 1) or (
-                self.future is not None and not 0.0 <= self.future < float("inf")):  # fmt: skip
-            raise ValueError("a loop's search needs samples >= 0, worlds >= 1 and future >= 0")
+                self.worlds is not None and self.worlds < 1) or (self.future is not None
+                and not net_leaf and (isinstance(self.future, str)
+                                      or not 0.0 <= self.future < float("inf"))):  # fmt: skip
+            raise ValueError("a loop's search needs samples >= 0, worlds >= 1 and future >= 0 "
+                             f"(or {NET_LEAF!r})")  # fmt: skip
+        if net_leaf and self.init_model is None:
+            raise ValueError(f"future {NET_LEAF!r} values the search's leaves by its "
+                             "network: the loop needs an init model (the first teacher's "
+                             "network)")  # fmt: skip
         if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
@@ -149,7 +157,8 @@ def teacher_spec(config: LoopConfig, network: str | None) -> str:
     """The search over ``network`` (None: tile game, the shipped network averaged with the
     heuristic; card game, the heuristic)."""
     if config.game == "cardcassonne":
-        search = f"search={config.worlds}:{config.candidates}:1:{config.future:g}"
+        future = config.future if config.future == NET_LEAF else f"{config.future:g}"
+        search = f"search={config.worlds}:{config.candidates}:1:{future}"
         return f"pretrained:{search}@{network}" if network else f"heuristic:{search}"
     spec = f"pretrained:search={config.candidates}:{config.samples}"
     return f"{spec}@{network}" if network else spec
