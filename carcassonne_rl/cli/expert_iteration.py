@@ -46,7 +46,8 @@ def add_expert_iteration_parser(sub) -> None:
         "--games",
         type=_non_negative_int,
         default=300,
-        help="teacher games to have in POSITIONS (played if missing; default: 300)",
+        help="teacher games to have in POSITIONS (played if missing) and to fit on (0: "
+        "play none and fit on every game in POSITIONS; default: 300)",
     )
     p.add_argument(
         "--teacher",
@@ -182,7 +183,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
 
     reports: list[dict] = []
     try:
-        data = load_positions(args.positions)
+        data = load_positions(args.positions, games=args.games or None, seed=args.seed)
         net, _ = finetune(
             data, args.init_model or pretrained_path("carcassonne"), args.epochs,
             learning_rate=learning_rate, batch_size=args.batch_size,
@@ -232,7 +233,8 @@ def _fit_card(args: argparse.Namespace, learning_rate: float, teacher: str) -> i
 
     reports: list[dict] = []
     try:
-        data = load_positions(args.positions, *args.more_positions)
+        data = load_positions(args.positions, *args.more_positions, games=args.games or None,
+                              seed=args.seed)  # fmt: skip
         net, _ = fit_card_net(
             data, args.init_model, epochs=args.epochs, learning_rate=learning_rate,
             batch_size=args.batch_size, validation=args.validation, seed=args.seed,

@@ -11,6 +11,7 @@ import pytest
 
 from carcassonne_rl.agents.card.value import NUM_SEARCH_INPUTS, CardSearchValueAgent
 from carcassonne_rl.cli.main import main
+from carcassonne_rl.runtime.seeds import teacher_deal
 from carcassonne_rl.training.expert_iteration.card_fit import fit_card_net
 from carcassonne_rl.training.expert_iteration.card_teacher import play_card_teacher_game
 from carcassonne_rl.training.expert_iteration.positions import collect, load_positions
@@ -142,6 +143,13 @@ def test_expert_iteration_command_plays_fits_and_writes_a_playable_network(tmp_p
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
     searched = int(np.isfinite(load_positions(folder)["target"]).sum())
     assert rows[-1]["train_rows"] == 2 * searched
+    # --games 1 fits on that game alone, though the folder holds two
+    one = [*argv[:5], "1", *argv[6:10], "--epochs", "1", "--validation", "0",
+           "--out", str(tmp_path / "c.npz")]  # fmt: skip
+    assert main(one) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    with np.load(folder / f"game_{teacher_deal(0, 0)}.npz") as first:
+        assert rows[-1]["train_rows"] == int(np.isfinite(first["target"]).sum()) < searched
     from carcassonne_rl.agents import make_agent
 
     assert isinstance(make_agent(f"policy:{out}", "cardcassonne"), CardSearchValueAgent)

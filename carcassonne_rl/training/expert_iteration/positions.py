@@ -263,11 +263,13 @@ def game_files(folder: Path, games: int, seed: int) -> list[Path]:
     return files
 
 
-def load_positions(folder: Path, *more: Path) -> dict[str, Any]:
-    """Every game's rows of ``folder`` (and of the folders ``more``) concatenated, with
+def load_positions(folder: Path, *more: Path, games: int | None = None, seed: int = 0
+                   ) -> dict[str, Any]:  # fmt: skip
+    """Every game's rows of ``folder`` (with ``games``: just its teacher games ``0 .. games -
+    1`` of ``seed``, :func:`game_files`) and of the folders ``more`` concatenated, with
     ``game`` (the file's number) and ``decision`` made unique across games."""
-    files = []
-    for f in (folder, *more):
+    files = [] if games is None else game_files(folder, games, seed)
+    for f in (folder, *more) if games is None else more:
         found = sorted(Path(f).glob("game_*.npz"))
         if not found:
             raise ValueError(f"no teacher games (game_*.npz) in {f}")
