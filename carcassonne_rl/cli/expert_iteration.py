@@ -222,7 +222,8 @@ def _write(args: argparse.Namespace, net, reports: list[dict], title: str, what:
     if args.log is not None and reports:
         from carcassonne_rl.training.plots import plot_fit_log
 
-        plot_fit_log(reports, args.log / "fit.png", title)
+        head, at, network = title.rpartition("@")  # a network's path: its name will do
+        plot_fit_log(reports, args.log / "fit.png", f"{head}@{Path(network).name}" if at else title)
     print(f"{what} -> {args.out}")
     return 0
 
