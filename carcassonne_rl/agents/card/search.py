@@ -59,12 +59,14 @@ def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, i
     worlds = int(value) if sep else 8
     candidates = int(params[1]) if len(params) >= 2 else 3
     horizon = int(params[2]) if len(params) >= 3 else 1
-    if net_leaf and len(params) == 4 and params[3] == NET_LEAF:
-        if worlds < 1 or candidates < 1 or horizon < 1:
-            raise ValueError
-        return worlds, candidates, horizon, None
-    future = float(params[3]) if len(params) == 4 else DEFAULT_FUTURE
-    if worlds < 1 or candidates < 1 or horizon < 1 or not 0.0 <= future < float("inf"):
+    raw = params[3] if len(params) == 4 else None
+    future = None if net_leaf and raw == NET_LEAF else DEFAULT_FUTURE if raw is None else float(raw)
+    if (
+        worlds < 1
+        or candidates < 1
+        or horizon < 1
+        or (future is not None and not 0.0 <= future < float("inf"))
+    ):
         raise ValueError
     return worlds, candidates, horizon, future
 
