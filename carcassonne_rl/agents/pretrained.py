@@ -23,13 +23,15 @@ access and no torch.
   ``tile.mcts`` with the network valuing the leaves and the children's priors, ``SIMS``
   simulations per decision.
 - Card game: ``pretrained`` is ``card.value.CardSearchValueAgent`` over the search-value
-  network ``cardcassonne_dmc.npz`` (since 2026-11-28: expert iteration's network fine-tuned
-  by Monte Carlo against heuristic seats; of the card heuristic's 3 best turn options, the
-  one the network values most); ``pretrained:search[=W[:K]]`` is
-  ``card.search.CardSearchAgent`` over it (:func:`make_card_search`). The networks it played
-  before stay shipped under their names: expert iteration's ``cardcassonne_expert.npz``
-  (``policy:cardcassonne_expert.npz``, until 2026-11-28) and the MaskablePPO policy
-  ``cardcassonne_2p.npz`` (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
+  network ``cardcassonne_netleaf.npz`` (since 2026-11-29: expert iteration with the network
+  valuing the search's leaves; of the card heuristic's 3 best turn options, the one the
+  network values most); ``pretrained:search[=W[:K[:H[:F]]]]`` is ``card.search.CardSearchAgent``
+  over it (:func:`make_card_search`; since 2026-11-29 the network values the rollouts' ends
+  unless ``F`` names a weight). The networks it played before stay shipped under
+  their names: ``cardcassonne_dmc.npz`` (``policy:cardcassonne_dmc.npz``, 2026-11-28),
+  expert iteration's ``cardcassonne_expert.npz`` (``policy:cardcassonne_expert.npz``, until
+  2026-11-28) and the MaskablePPO policy ``cardcassonne_2p.npz``
+  (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
 #: each game's 2-player network: the tile game's is the one ``pretrained:blend``, ``pretrained:
 #: search`` and expert iteration average with the heuristic or search
-MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_dmc.npz"}
+MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
 #: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's network
 #: (since 2026-11-28; before, ``carcassonne_2p.npz`` averaged with the heuristic, which
 #: ``pretrained:blend=0.75`` still plays; chosen by measurement: docs/multiplayer.md)
@@ -189,8 +191,9 @@ def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=W[:K[:H[:F]]]][@PATH]`` (card game): ``heuristic:search`` with the
     shipped search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:1``;
-    ``F = net``: the network values the rollouts' ends)."""
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:net``,
+    the network valuing the rollouts' ends, since 2026-11-29; a weight ``F`` values them by
+    the standings, as ``heuristic:search`` does, e.g. ``8:3:1:1``, the default before)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
@@ -204,8 +207,8 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
             f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W, "
             "pretrained:search=W:K, pretrained:search=W:K:H or pretrained:search=W:K:H:F (W >= 1 "
             "sampled worlds, K >= 1 candidates searched, H >= 1 rounds played on, F >= 0 the "
-            "weight of the future in the leaf's value, or F = net: the leaf valued by the "
-            "network), optionally followed by @PATH (a card search-value network)"
+            "weight of the future in the leaf's value, or F = net, the default: the leaf valued "
+            "by the network), optionally followed by @PATH (a card search-value network)"
         ) from None
     path = shipped_or_given(network) if network is not None else pretrained_path("cardcassonne")
     if not path.is_file():

@@ -10,8 +10,9 @@ network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile 
 expectimax over the next tile for the K best options, each reply followed by S sampled
 continuations (default ``search=3:2``), see ``tile_search``; ``...@PATH`` searches over the
 tile value network ``PATH`` (a 2-player one at 2 players, a table one at 3-5), its case
-kept; ``pretrained:search[=W[:K]][@PATH]``: card game, ``heuristic:search`` over the
-shipped search-value network, see ``card.value``; ``pretrained:blend=W[@PATH]``: the
+kept; ``pretrained:search[=W[:K[:H[:F]]]][@PATH]``: card game, ``heuristic:search`` over the
+shipped search-value network, which also values the rollouts' ends unless ``F`` is a weight,
+see ``card.search``; ``pretrained:blend=W[@PATH]``: the
 table's network's margin, weight ``W``, averaged with the heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), the card game's measuring instruments (``card.probes``):

@@ -40,7 +40,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         required=True,
         help="comma-separated agent specs: random, greedy, heuristic, "
         "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K[:S]], "
-        "pretrained:blend=W (tile game), heuristic:search[=W[:K[:H[:F]]]], cheat-mcts[:sims] "
+        "pretrained:blend=W (tile game), heuristic:search[=W[:K[:H[:F]]]], "
+        "pretrained:search[=W[:K[:H[:F]]]] (F = net by default), cheat-mcts[:sims] "
         "(sees the hands: a ceiling), exploit[:sims]:TARGET (a probe searching against "
         "TARGET) (card game), "
         "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip), "

@@ -252,12 +252,20 @@ def test_every_shipped_model_file_is_described_and_loads() -> None:
     from carcassonne_rl.agents.card.policy_net import CardNetAgent
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
-    assert info["cardcassonne"]["file"] == "cardcassonne_dmc.npz"
+    assert info["cardcassonne"]["file"] == "cardcassonne_netleaf.npz"
     card = make_agent("pretrained", "cardcassonne")
     assert isinstance(card, CardSearchValueAgent)
-    assert card.net.meta == load_card_net(model_dir() / "cardcassonne_dmc.npz").meta
-    assert info["cardcassonne_expert"]["file"] == "cardcassonne_expert.npz"  # until 2026-11-28
-    before = make_agent("policy:cardcassonne_expert.npz", "cardcassonne")
-    assert isinstance(before, CardSearchValueAgent) and before.net.meta != card.net.meta
+    assert card.net.meta == load_card_net(model_dir() / "cardcassonne_netleaf.npz").meta
+    # the networks it played before keep their names: cardcassonne_dmc.npz (2026-11-28) and
+    # expert iteration's first network (until 2026-11-28)
+    metas = [card.net.meta]
+    for key, name in (
+        ("cardcassonne_dmc", "cardcassonne_dmc.npz"),
+        ("cardcassonne_expert", "cardcassonne_expert.npz"),
+    ):
+        assert info[key]["file"] == name
+        before = make_agent(f"policy:{name}", "cardcassonne")
+        assert isinstance(before, CardSearchValueAgent) and before.net.meta not in metas
+        metas.append(before.net.meta)
     assert info["cardcassonne_ppo"]["file"] == "cardcassonne_2p.npz"
     assert isinstance(make_agent("policy:cardcassonne_2p.npz", "cardcassonne"), CardNetAgent)

@@ -32,8 +32,8 @@ def _card_positions(n_positions: int = 12):
     ["random", "greedy", "heuristic", "pretrained", "policy:cardcassonne_2p.npz", "mcts:40",
      "exploit:30:pretrained", "exploit:20:heuristic", "heuristic:search=3:2",
      "pretrained:search=3:2", "policy:cardcassonne_expert.npz",
-     "pretrained:search=3:2@cardcassonne_expert.npz", "pretrained:search=3:2:1:net",
-     "policy:cardcassonne_netleaf.npz"],
+     "pretrained:search=3:2:1:1@cardcassonne_expert.npz", "pretrained:search=3:2:1:1",
+     "policy:cardcassonne_dmc.npz"],
 )  # fmt: skip
 def test_card_agents_ignore_hidden_cards(spec: str) -> None:
     positions = _card_positions()

@@ -221,6 +221,17 @@ def test_a_network_leaf_needs_a_network() -> None:
         make_agent("pretrained:search=2:2:1:nets", "cardcassonne")
 
 
+def test_a_search_over_a_network_values_its_leaves_by_it_unless_f_is_given() -> None:
+    """``pretrained:search`` defaults to ``F = net`` (since 2026-11-29); a weight ``F`` and
+    ``heuristic:search`` value the leaves by the standings (``F`` = 1 by default)."""
+    for spec, future in (("pretrained:search", None), ("pretrained:search=4:2", None),
+                         ("pretrained:search=8:3:1:net", None), ("pretrained:search=8:3:1:1", 1.0),
+                         ("pretrained:search=8:3:1:0", 0.0), ("heuristic:search", 1.0),
+                         ("heuristic:search=4:2:1:0.5", 0.5)):  # fmt: skip
+        agent = make_agent(spec, "cardcassonne", seed=0)
+        assert isinstance(agent, CardSearchAgent) and agent.future == future, spec
+
+
 def test_the_leaf_values_what_a_seat_holds_for_later_rounds() -> None:
     from carcassonne_rl.agents.card.search import leaf_standing
 

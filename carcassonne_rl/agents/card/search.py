@@ -13,7 +13,8 @@ to come; own minus the best other); the candidate with the best mean wins (ties:
 policy's order). The spec ``search=W:K:H:F`` sets the horizon (default 1: the rest of the
 round; a longer one plays further with the base policy, which measured weaker, see the docs)
 and the future weight (default :data:`DEFAULT_FUTURE`; 0: the standings alone, the search
-before 2026-11-27). ``F = net`` (:data:`NET_LEAF`, a base policy with a network only) values
+before 2026-11-27). ``F = net`` (:data:`NET_LEAF`, a base policy with a network only, the
+default of ``pretrained:search`` since 2026-11-29) values
 a world by the base network instead: the rollout goes on to the seat's next turn decision
 and its value is the network's estimate of the seat's final margin there
 (``base.state_value``; at the game's end, the final margin itself). Before the search the
@@ -50,9 +51,9 @@ BaseFactory = Callable[[int | None], Agent]
 
 def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, int, float | None]:
     """``(W, K, H, F)`` of a card search spec's parameters ``["search[=W]", "K"?, "H"?,
-    "F"?]`` (defaults 8, 3, 1 and :data:`DEFAULT_FUTURE`; ``F`` None for :data:`NET_LEAF`,
-    accepted with ``net_leaf``); a bare ``ValueError`` when they are malformed (the caller
-    names the spec)."""
+    "F"?]`` (defaults 8, 3, 1 and :data:`DEFAULT_FUTURE`; with ``net_leaf``, a search over a
+    network, ``F`` may be :data:`NET_LEAF`, returned as None, and defaults to it); a bare
+    ``ValueError`` when they are malformed (the caller names the spec)."""
     head, sep, value = params[0].partition("=")
     if head != "search" or len(params) > 4 or (len(params) >= 2 and not sep):
         raise ValueError
@@ -60,7 +61,10 @@ def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, i
     candidates = int(params[1]) if len(params) >= 2 else 3
     horizon = int(params[2]) if len(params) >= 3 else 1
     raw = params[3] if len(params) == 4 else None
-    future = None if net_leaf and raw == NET_LEAF else DEFAULT_FUTURE if raw is None else float(raw)
+    if net_leaf and raw in (None, NET_LEAF):
+        future = None
+    else:
+        future = DEFAULT_FUTURE if raw is None else float(raw)
     if (
         worlds < 1
         or candidates < 1
