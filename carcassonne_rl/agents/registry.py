@@ -16,7 +16,8 @@ see ``card.search``; ``pretrained:blend=W[@PATH]``: the
 table's network's margin, weight ``W``, averaged with the heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), the card game's measuring instruments (``card.probes``):
-``cheat-mcts[:sims]`` (``mcts`` on the true hands: reads hidden cards by design) and
+``cheat-mcts[:sims]`` (``mcts`` on the true hands: reads hidden cards by design),
+``cheat:SEARCH`` (the card search ``SEARCH`` on the true hands, likewise) and
 ``exploit[:sims]:TARGET`` (a search best-responding to the frozen agent ``TARGET``),
 and ``policy:PATH`` for a model saved by a trainer
 (``runs/NAME/final_model.zip`` or ``.npz``, or the run folder; a tile value network whose
@@ -41,7 +42,7 @@ from carcassonne_rl.agents.base import Agent
 from carcassonne_rl.games.registry import check_game
 
 NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs", "cheat-mcts",
-         "exploit")  # fmt: skip
+         "cheat", "exploit")  # fmt: skip
 
 #: builds one family's agents: ``factory(params, game, seed)`` with ``params`` the spec's
 #: ``:``-separated parts after the name (lower case), for ``game`` a game name
@@ -51,7 +52,7 @@ Factory = Callable[[list[str], str, int | None], Agent]
 #: ``[project.entry-points."carcassonne_rl.agent_families"]``, ``NAME = "module:factory"``)
 ENTRY_POINT_GROUP = "carcassonne_rl.agent_families"
 #: families whose one parameter is the rest of the spec as written (a path: case kept)
-RAW_FAMILIES = ("policy", "exploit")
+RAW_FAMILIES = ("policy", "exploit", "cheat")
 #: where a known optional family comes from, for the message when it is not installed
 FAMILY_HINTS = {"openspiel": "it needs the openspiel extra: pip install -e '.[openspiel]'"}
 
@@ -137,6 +138,26 @@ def _cheat_mcts(params: list[str], game: str, seed: int | None) -> Agent:
         raise ValueError(f"bad spec {spec!r}: expected cheat-mcts[:sims]")
     sims = _sims(spec, params[0], "cheat-mcts[:sims]") if params else 1000
     return _build("carcassonne_rl.agents.card.probes:CheatingCardMCTSAgent")(sims, seed)
+
+
+def _cheat(params: list[str], game: str, seed: int | None) -> Agent:
+    """``cheat:SEARCH``: the card search ``SEARCH`` (``pretrained:search...`` or
+    ``heuristic:search...``, its case kept) on the true state (a measuring instrument)."""
+    from carcassonne_rl.agents.card.probes import CheatingCardSearchAgent
+    from carcassonne_rl.agents.card.search import CardSearchAgent
+
+    spec = ":".join(["cheat", *params])
+    usage = "cheat:SEARCH (SEARCH: a card search, pretrained:search[...] or heuristic:search[...])"
+    if game != "cardcassonne":
+        raise ValueError("cheat measures the card game (cardcassonne) only")
+    inner = params[0] if params else ""
+    try:
+        search = make_agent(inner, game, seed) if inner.strip() else None
+    except ValueError as err:
+        raise ValueError(f"bad spec {spec!r}: its search: {err}") from None
+    if not isinstance(search, CardSearchAgent):
+        raise ValueError(f"bad spec {spec!r}: expected {usage}")
+    return CheatingCardSearchAgent(search, seed)
 
 
 def _exploit(params: list[str], game: str, seed: int | None) -> Agent:
@@ -248,6 +269,7 @@ FAMILIES: dict[str, Factory] = {
     }, "pretrained-obs plays the tile game (carcassonne) only")),
     "policy": _policy,
     "cheat-mcts": _cheat_mcts,
+    "cheat": _cheat,
     "exploit": _exploit,
 }  # fmt: skip
 BUILT_IN = frozenset(FAMILIES)

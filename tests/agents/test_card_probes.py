@@ -1,4 +1,5 @@
-"""The card game's measuring instruments: ``cheat-mcts`` reads the true hands (by design),
+"""The card game's measuring instruments: ``cheat-mcts`` and ``cheat:SEARCH`` read the true
+hands (by design),
 ``exploit:N:TARGET`` lets the frozen target play the other seats of worlds drawn from its own
 view (the twin test of tests/agents/test_agent_information.py covers it too)."""
 
@@ -30,7 +31,7 @@ def _turn_positions(players: int, seed: int, count: int) -> list:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_probes_finish_games_with_legal_moves(players: int) -> None:
-    seats = ("exploit:6:greedy", "cheat-mcts:6", "pretrained", "greedy")[:players]
+    seats = ("exploit:6:greedy", "cheat-mcts:6", "cheat:pretrained:search=2:2", "greedy")[:players]
     job = Job(Setup("cardcassonne", players), seats, seats, 3, 0, 0, agent_seed=3)
     res = play_game(job, warm=False)  # the engine rejects an illegal code
     assert len(res.scores) == players and res.winners
@@ -85,3 +86,42 @@ def test_the_cheater_reshuffles_only_the_pile() -> None:
         w.apply_code(w.legal_codes()[0])
     assert len({tuple(w.deck_cards()) for w in worlds}) > 1  # the pile order is not read
     assert state.card_order == order  # the true game is untouched
+
+
+def test_cheat_search_reads_the_true_hands_and_the_search_does_not() -> None:
+    """``cheat:SEARCH`` values its candidates on the true hands (the pile reshuffled), so its
+    values move with hidden cards its seat cannot see; ``SEARCH`` itself, same seed, values
+    the same view the same."""
+    from carcassonne_rl.agents.card.probes import CheatingCardSearchAgent
+
+    moved = 0
+    for i, state in enumerate(_turn_positions(2, 9, 8)):
+        p = state.current_player
+        twin = determinize(state, p, random.Random(i))
+        assert view(twin, p) == view(state, p) and twin.hands != state.hands
+        values = {}
+        for spec in ("heuristic:search=3:3", "cheat:heuristic:search=3:3"):
+            runs = []
+            for s in (state, twin):
+                agent = make_agent(spec, "cardcassonne", seed=i)
+                agent.act(s, p)
+                runs.append(agent.last_values)
+            values[spec] = runs
+        plain, cheat = values["heuristic:search=3:3"], values["cheat:heuristic:search=3:3"]
+        assert plain[0] == plain[1]  # the seat's view only
+        moved += cheat[0] != cheat[1]
+        agent = make_agent("cheat:heuristic:search=3:3", "cardcassonne", seed=i)
+        assert isinstance(agent, CheatingCardSearchAgent)
+        assert (agent.worlds, agent.candidates, agent.horizon, agent.future) == (3, 3, 1, 1.0)
+    assert moved >= 4, "cheat:SEARCH should follow the hidden cards it reads"
+
+
+def test_cheat_search_takes_a_card_search_only() -> None:
+    for bad in ("cheat:greedy", "cheat:", "cheat:mcts:20", "cheat:pretrained:search=0"):
+        with pytest.raises(ValueError, match="bad spec 'cheat:"):
+            make_agent(bad, "cardcassonne")
+    with pytest.raises(ValueError, match="card game"):
+        make_agent("cheat:heuristic:search", "carcassonne")
+    agent = make_agent("cheat:pretrained:search=2:2:1:1@cardcassonne_dmc.npz", "cardcassonne")
+    assert agent.name == "cheat:pretrained:search=2:2:1:1@cardcassonne_dmc.npz"
+    assert agent.future == 1.0

@@ -6,6 +6,10 @@
   pile order, which nobody can infer, is reshuffled per simulation. Its edge over
   ``mcts:N`` bounds what any inference of the hidden cards (better determinizations) could
   add to that search.
+- :class:`CheatingCardSearchAgent` (``cheat:SEARCH``): the card search ``SEARCH``
+  (``pretrained:search...`` or ``heuristic:search...``) whose worlds are the TRUE state, the
+  pile reshuffled, as ``cheat-mcts`` does for ``mcts``: its edge over ``SEARCH`` bounds what
+  inference of the hidden cards could add to that search.
 - :class:`ExploitAgent` (``exploit:N:TARGET``): a best-response search against a frozen agent.
   The same ISMCTS over determinizations of the prober's own view (it never sees a hidden
   card), but inside each sampled world every other seat plays the move that ``TARGET`` picks
@@ -21,6 +25,7 @@ from typing import Any
 
 from carcassonne_rl.agents.base import Agent
 from carcassonne_rl.agents.card.mcts import CardMCTSAgent, fast_move
+from carcassonne_rl.agents.card.search import CardSearchAgent
 from carcassonne_rl.agents.common.mcts_core import best_code, search
 from carcassonne_rl.games.cardcassonne import determinize
 
@@ -61,6 +66,27 @@ class CheatingCardMCTSAgent(CardMCTSAgent):
         )
         self.last_stats = stats
         return int(best_code(stats, legal))
+
+
+class CheatingCardSearchAgent(CardSearchAgent):
+    """``cheat:SEARCH``: the card search ``search`` (same base policy, worlds, candidates,
+    horizon and leaf) with every world the TRUE state, the pile reshuffled; it reads hidden
+    information on purpose. Not a twin-test agent: ``act`` keeps the full state."""
+
+    def __init__(self, search: CardSearchAgent, seed: int | None = None) -> None:
+        super().__init__(search.base_factory, search.worlds, seed, search.candidates,
+                         search.horizon, search.future)  # fmt: skip
+        self._state: Any = None
+
+    def act(self, state: Any, player: int) -> int:
+        self._state = state
+        try:
+            return super().act(state, player)
+        finally:
+            self._state = None
+
+    def sample_world(self, v: Any, me: int) -> Any:
+        return reshuffled_pile(self._state, self.rng)
 
 
 class ExploitAgent(CardMCTSAgent):

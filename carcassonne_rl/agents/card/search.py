@@ -139,6 +139,10 @@ class CardSearchAgent(ViewAgent):
         order = sorted(range(len(pairs)), key=lambda i: -pairs[i][1])
         return [pairs[i][0] for i in order]
 
+    def sample_world(self, v: Any, me: int) -> Any:
+        """One full state drawn from seat ``me``'s view ``v`` (``cheat:`` overrides it)."""
+        return determinize(v, me, self.rng)
+
     def _rollout(self, s: Any, seed: int, me: int) -> None:
         """Play ``s`` on with the base policy in every seat to the horizon (in place; with a
         network leaf, on to seat ``me``'s next turn decision); the seats' agents are
@@ -173,7 +177,7 @@ class CardSearchAgent(ViewAgent):
         if len(ranked) == 1:
             return ranked[0]
         me = v.player
-        worlds = [determinize(v, me, self.rng) for _ in range(self.worlds)]
+        worlds = [self.sample_world(v, me) for _ in range(self.worlds)]
         seeds = [self.rng.randrange(1 << 30) for _ in worlds]
         totals = dict.fromkeys(ranked, 0.0)
         for world, seed in zip(worlds, seeds, strict=True):
