@@ -191,9 +191,10 @@ def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=W[:K[:H[:F]]]][@PATH]`` (card game): ``heuristic:search`` with the
     shipped search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:net``,
-    the network valuing the rollouts' ends, since 2026-11-29; a weight ``F`` values them by
-    the standings, as ``heuristic:search`` does, e.g. ``8:3:1:1``, the default before)."""
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:table``
+    since 2026-11-29: at 2 seats the network values the rollouts' ends (``F = net``), at 3-5
+    the standings with ``F`` = 1 do, as in ``heuristic:search``; ``net`` or a weight ``F``
+    holds at every table)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
@@ -207,8 +208,9 @@ def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
             f"bad spec {spec!r}: expected pretrained:search, pretrained:search=W, "
             "pretrained:search=W:K, pretrained:search=W:K:H or pretrained:search=W:K:H:F (W >= 1 "
             "sampled worlds, K >= 1 candidates searched, H >= 1 rounds played on, F >= 0 the "
-            "weight of the future in the leaf's value, or F = net, the default: the leaf valued "
-            "by the network), optionally followed by @PATH (a card search-value network)"
+            "weight of the future in the leaf's value, F = net: the leaf valued by the network, "
+            "or F = table, the default: net at 2 players, 1 at 3-5), optionally followed by "
+            "@PATH (a card search-value network)"
         ) from None
     path = shipped_or_given(network) if network is not None else pretrained_path("cardcassonne")
     if not path.is_file():

@@ -41,10 +41,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         help="comma-separated agent specs: random, greedy, heuristic, "
         "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K[:S]], "
         "pretrained:blend=W (tile game), heuristic:search[=W[:K[:H[:F]]]], "
-        "pretrained:search[=W[:K[:H[:F]]]] (F = net by default), cheat-mcts[:sims], "
-        "cheat:SEARCH "
-        "(sees the hands: a ceiling), exploit[:sims]:TARGET (a probe searching against "
-        "TARGET) (card game), "
+        "pretrained:search[=W[:K[:H[:F]]]] (F = table by default: net at 2 players, 1 at "
+        "3-5), cheat-mcts[:sims], cheat:SEARCH (sees the hands: a ceiling), "
+        "exploit[:sims]:TARGET (a probe searching against TARGET) (card game), "
         "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip), "
         "openspiel:mcts[:sims] / openspiel:ismcts[:sims] (OpenSpiel's bots; the openspiel extra)",
     )

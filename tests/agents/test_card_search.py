@@ -59,10 +59,10 @@ class Recorder(CardSearchAgent):
         super().__init__(*args, **kwargs)
         self.rollouts: list[tuple[int, tuple]] = []
 
-    def _rollout(self, s, seed: int, me: int) -> None:
+    def _rollout(self, s, seed: int, me: int, future: float | None) -> None:
         others = tuple(tuple(h) for q, h in enumerate(s.hands) if q != self.me)
         self.rollouts.append((s.history[0], (others, tuple(s.deck_cards()), seed)))
-        super()._rollout(s, seed, me)
+        super()._rollout(s, seed, me, future)
 
     def decide(self, v, legal: list[int]) -> int:
         self.me = v.player
@@ -221,15 +221,37 @@ def test_a_network_leaf_needs_a_network() -> None:
         make_agent("pretrained:search=2:2:1:nets", "cardcassonne")
 
 
-def test_a_search_over_a_network_values_its_leaves_by_it_unless_f_is_given() -> None:
-    """``pretrained:search`` defaults to ``F = net`` (since 2026-11-29); a weight ``F`` and
-    ``heuristic:search`` value the leaves by the standings (``F`` = 1 by default)."""
-    for spec, future in (("pretrained:search", None), ("pretrained:search=4:2", None),
-                         ("pretrained:search=8:3:1:net", None), ("pretrained:search=8:3:1:1", 1.0),
-                         ("pretrained:search=8:3:1:0", 0.0), ("heuristic:search", 1.0),
-                         ("heuristic:search=4:2:1:0.5", 0.5)):  # fmt: skip
+def test_a_search_over_a_network_picks_its_leaf_by_the_table_unless_f_is_given() -> None:
+    """``pretrained:search`` defaults to ``F = table``: the network's leaf at 2 seats, the
+    standings with ``F`` = 1 at 3-5; ``net`` or a weight ``F`` hold at every table, and
+    ``heuristic:search`` values the leaves by the standings (``F`` = 1 by default)."""
+    table = {2: None, 3: 1.0, 4: 1.0, 5: 1.0}
+    for spec, leaves in (("pretrained:search", table), ("pretrained:search=4:2", table),
+                         ("pretrained:search=8:3:1:table", table),
+                         ("pretrained:search=8:3:1:net", dict.fromkeys(table, None)),
+                         ("pretrained:search=8:3:1:1", dict.fromkeys(table, 1.0)),
+                         ("pretrained:search=8:3:1:0", dict.fromkeys(table, 0.0)),
+                         ("heuristic:search", dict.fromkeys(table, 1.0)),
+                         ("heuristic:search=4:2:1:0.5", dict.fromkeys(table, 0.5))):  # fmt: skip
         agent = make_agent(spec, "cardcassonne", seed=0)
-        assert isinstance(agent, CardSearchAgent) and agent.future == future, spec
+        assert isinstance(agent, CardSearchAgent), spec
+        assert {n: agent.leaf(n) for n in table} == leaves, spec
+    with pytest.raises(ValueError, match="expected heuristic:search"):
+        make_agent("heuristic:search=2:2:1:table", "cardcassonne")
+
+
+@pytest.mark.parametrize(("players", "same_as"), [(2, "net"), (3, "1")])
+def test_the_table_leaf_plays_as_the_leaf_it_picks(players: int, same_as: str) -> None:
+    """The default search decides, world for world, as the spec naming its table's leaf."""
+    states = _turn_positions(players, 21, 3)
+    assert states
+    for state in states:
+        p = state.current_player
+        picked = []
+        for spec in ("pretrained:search=3:2", f"pretrained:search=3:2:1:{same_as}"):
+            agent = make_agent(spec, "cardcassonne", seed=5)
+            picked.append((agent.act(state.clone(), p), agent.last_values))
+        assert picked[0] == picked[1]
 
 
 def test_the_leaf_values_what_a_seat_holds_for_later_rounds() -> None:

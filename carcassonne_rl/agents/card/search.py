@@ -13,11 +13,13 @@ to come; own minus the best other); the candidate with the best mean wins (ties:
 policy's order). The spec ``search=W:K:H:F`` sets the horizon (default 1: the rest of the
 round; a longer one plays further with the base policy, which measured weaker, see the docs)
 and the future weight (default :data:`DEFAULT_FUTURE`; 0: the standings alone, the search
-before 2026-11-27). ``F = net`` (:data:`NET_LEAF`, a base policy with a network only, the
-default of ``pretrained:search`` since 2026-11-29) values
+before 2026-11-27). ``F = net`` (:data:`NET_LEAF`, a base policy with a network only) values
 a world by the base network instead: the rollout goes on to the seat's next turn decision
 and its value is the network's estimate of the seat's final margin there
-(``base.state_value``; at the game's end, the final margin itself). Before the search the
+(``base.state_value``; at the game's end, the final margin itself). ``F = table``
+(:data:`TABLE_LEAF`, the default of ``pretrained:search``) picks by the table's size
+(:func:`table_leaf`): the network at 2 seats, the standings with :data:`DEFAULT_FUTURE` at
+3-5 seats, where the network's leaf measured weaker. Before the search the
 candidates are pruned to the base policy's ``candidates`` best when it ranks them
 (``scored(view, legal)``, as :class:`CardHeuristicAgent` does). Every other decision (setup
 joker, scoring choices) is the base policy's. The agent decides from its view only.
@@ -44,16 +46,31 @@ DEFAULT_FUTURE = 1.0
 
 #: the spec's ``F`` that values a rollout's end by the base network
 NET_LEAF = "net"
+#: the spec's ``F`` that picks the leaf by the table's size (:func:`table_leaf`)
+TABLE_LEAF = "table"
+
+#: a leaf: a future weight, None (the network) or :data:`TABLE_LEAF`
+Leaf = float | str | None
+
+
+def table_leaf(players: int) -> float | None:
+    """The leaf of ``F = table`` at ``players`` seats: the network (None) at 2 seats, where it
+    measured stronger (75.0% against the network alone, the standings' leaf 50.5%), the
+    standings with :data:`DEFAULT_FUTURE` at 3-5 seats, where the network's leaf measured
+    weaker (3 players against 2 ``mcts:1000`` seats, choice seeds 1 and 2: 56.7% and 40.0%
+    of the games, the standings' leaf 60.0% and 55.6%)."""
+    return None if players == 2 else DEFAULT_FUTURE
+
 
 #: builds one seat's base agent (a :class:`ViewAgent`) from a seed
 BaseFactory = Callable[[int | None], Agent]
 
 
-def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, int, float | None]:
+def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, int, Leaf]:
     """``(W, K, H, F)`` of a card search spec's parameters ``["search[=W]", "K"?, "H"?,
     "F"?]`` (defaults 8, 3, 1 and :data:`DEFAULT_FUTURE`; with ``net_leaf``, a search over a
-    network, ``F`` may be :data:`NET_LEAF`, returned as None, and defaults to it); a bare
-    ``ValueError`` when they are malformed (the caller names the spec)."""
+    network, ``F`` may be :data:`NET_LEAF`, returned as None, or :data:`TABLE_LEAF`, the
+    default); a bare ``ValueError`` when they are malformed (the caller names the spec)."""
     head, sep, value = params[0].partition("=")
     if head != "search" or len(params) > 4 or (len(params) >= 2 and not sep):
         raise ValueError
@@ -61,7 +78,10 @@ def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, i
     candidates = int(params[1]) if len(params) >= 2 else 3
     horizon = int(params[2]) if len(params) >= 3 else 1
     raw = params[3] if len(params) == 4 else None
-    if net_leaf and raw in (None, NET_LEAF):
+    future: Leaf
+    if net_leaf and raw in (None, TABLE_LEAF):
+        future = TABLE_LEAF
+    elif net_leaf and raw == NET_LEAF:
         future = None
     else:
         future = DEFAULT_FUTURE if raw is None else float(raw)
@@ -69,7 +89,7 @@ def parse_search(params: list[str], net_leaf: bool = False) -> tuple[int, int, i
         worlds < 1
         or candidates < 1
         or horizon < 1
-        or (future is not None and not 0.0 <= future < float("inf"))
+        or (isinstance(future, float) and not 0.0 <= future < float("inf"))
     ):
         raise ValueError
     return worlds, candidates, horizon, future
@@ -105,11 +125,13 @@ class CardSearchAgent(ViewAgent):
         seed: int | None = None,
         candidates: int = 3,
         horizon: int = 1,
-        future: float | None = DEFAULT_FUTURE,
+        future: Leaf = DEFAULT_FUTURE,
     ) -> None:
         if worlds < 1 or candidates < 1 or horizon < 1:
             raise ValueError("worlds, candidates and horizon must be >= 1")
-        if future is not None and not 0.0 <= future < float("inf"):
+        if isinstance(future, str) and future != TABLE_LEAF:
+            raise ValueError(f"the leaf must be a future weight, None or {TABLE_LEAF!r}")
+        if isinstance(future, int | float) and not 0.0 <= future < float("inf"):
             raise ValueError(f"the leaf's future weight must be >= 0, got {future}")
         super().__init__(seed)
         self.base_factory = base_factory
@@ -120,7 +142,7 @@ class CardSearchAgent(ViewAgent):
         self.base = base_factory(seed)
         if not isinstance(self.base, ViewAgent):
             raise ValueError("the base policy must be a ViewAgent (it decides from a view)")
-        if future is None and not hasattr(self.base, "state_value"):
+        if future in (None, TABLE_LEAF) and not hasattr(self.base, "state_value"):
             raise ValueError("a network leaf needs a base policy with a network (state_value)")
         self._players: list[Agent] = []
         self.name = f"search:{worlds}:{candidates}"
@@ -143,27 +165,33 @@ class CardSearchAgent(ViewAgent):
         """One full state drawn from seat ``me``'s view ``v`` (``cheat:`` overrides it)."""
         return determinize(v, me, self.rng)
 
-    def _rollout(self, s: Any, seed: int, me: int) -> None:
+    def leaf(self, players: int) -> float | None:
+        """The leaf at a table of ``players`` seats: a future weight, or None (the network)."""
+        if self.future == TABLE_LEAF:
+            return table_leaf(players)
+        return None if self.future is None else float(self.future)
+
+    def _rollout(self, s: Any, seed: int, me: int, future: float | None) -> None:
         """Play ``s`` on with the base policy in every seat to the horizon (in place; with a
-        network leaf, on to seat ``me``'s next turn decision); the seats' agents are
-        reseeded with ``seed`` so every candidate meets the same play."""
+        network leaf, ``future`` None, on to seat ``me``'s next turn decision); the seats'
+        agents are reseeded with ``seed`` so every candidate meets the same play."""
         n = s.n
         while len(self._players) < n:
             self._players.append(self.base_factory(None))
         for q in range(n):
             self._players[q].reset(seed * 8 + q)
         stop = s.round + self.horizon
-        to_me = self.future is None
+        to_me = future is None
         while not s.is_over and (
             s.round < stop or s.phase != "turn" or (to_me and s.current_player != me)
         ):
             p = s.current_player
             s.apply_code(int(self._players[p].act(s, p)))
 
-    def _leaf(self, s: Any, me: int) -> float:
+    def _leaf(self, s: Any, me: int, future: float | None) -> float:
         """Seat ``me``'s value of the rollout's end ``s`` (module doc)."""
-        if self.future is not None:
-            return margin(s, me, self.future)
+        if future is not None:
+            return margin(s, me, future)
         if s.is_over:
             return float(s.scores[me]) - max(float(s.scores[q]) for q in range(s.n) if q != me)
         return float(self.base.state_value(view(s, me), s.legal_codes()))
@@ -176,7 +204,7 @@ class CardSearchAgent(ViewAgent):
         ranked = self._ranked(v, legal)[: self.candidates]
         if len(ranked) == 1:
             return ranked[0]
-        me = v.player
+        me, future = v.player, self.leaf(v.players)
         worlds = [self.sample_world(v, me) for _ in range(self.worlds)]
         seeds = [self.rng.randrange(1 << 30) for _ in worlds]
         totals = dict.fromkeys(ranked, 0.0)
@@ -184,8 +212,8 @@ class CardSearchAgent(ViewAgent):
             for code in ranked:
                 s = world.clone()
                 s.apply_code(code)
-                self._rollout(s, seed, me)
-                totals[code] += self._leaf(s, me)
+                self._rollout(s, seed, me, future)
+                totals[code] += self._leaf(s, me, future)
         self.last_values = {c: t / len(worlds) for c, t in totals.items()}
         best = max(self.last_values.values())
         return next(c for c in ranked if self.last_values[c] >= best - 1e-9)
@@ -194,9 +222,12 @@ class CardSearchAgent(ViewAgent):
 __all__ = [
     "DEFAULT_FUTURE",
     "NET_LEAF",
+    "TABLE_LEAF",
     "BaseFactory",
     "CardSearchAgent",
+    "Leaf",
     "leaf_standing",
     "margin",
+    "table_leaf",
     "parse_search",
 ]

@@ -63,7 +63,7 @@ def play_card_teacher_game(spec: str, deal: int, seed: int, players: int = 2,
         teacher.last_values = {}
         code = int(teacher.decide(v, legal))
         x, heuristic, network = search_inputs(teacher.base, v, legal)
-        now = margin(state, p, teacher.future or 0.0)  # a constant per decision
+        now = margin(state, p, teacher.leaf(players) or 0.0)  # a constant per decision
         for i, c in enumerate(legal):
             value = teacher.last_values.get(c)
             rows["x"].append(x[i])
