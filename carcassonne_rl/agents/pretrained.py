@@ -27,10 +27,11 @@ access and no torch.
   valuing the search's leaves; of the card heuristic's 3 best turn options, the one the
   network values most); ``pretrained:search[=W[:K[:H[:F]]]]`` is ``card.search.CardSearchAgent``
   over it (:func:`make_card_search`; since 2026-11-29 the network values the rollouts' ends
-  at 2 players, the standings at 3-5, unless ``F`` names a leaf). The networks it played before stay shipped under
-  their names: ``cardcassonne_dmc.npz`` (``policy:cardcassonne_dmc.npz``, 2026-11-28),
-  expert iteration's ``cardcassonne_expert.npz`` (``policy:cardcassonne_expert.npz``, until
-  2026-11-28) and the MaskablePPO policy ``cardcassonne_2p.npz``
+  at 2 players, the standings at 3-5, unless ``F`` names a leaf). The networks it played
+  before stay shipped under their names: ``cardcassonne_dmc.npz``
+  (``policy:cardcassonne_dmc.npz``, 2026-11-28), expert iteration's
+  ``cardcassonne_expert.npz`` (``policy:cardcassonne_expert.npz``, until 2026-11-28) and
+  the MaskablePPO policy ``cardcassonne_2p.npz``
   (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
 """
 
