@@ -27,7 +27,9 @@ access and no torch.
   valuing the search's leaves; of the card heuristic's 3 best turn options, the one the
   network values most); ``pretrained:search[=W[:K[:H[:F]]]]`` is ``card.search.CardSearchAgent``
   over it (:func:`make_card_search`; since 2026-11-29 the network values the rollouts' ends
-  at 2 players, the standings at 3-5, unless ``F`` names a leaf). The networks it played
+  at 2 players, the standings at 3-5, unless ``F`` names a leaf); ``pretrained:SIMS`` is
+  ``card.net_mcts.CardNetMCTSAgent``, ``mcts`` with the network's priors and leaf values.
+  The networks it played
   before stay shipped under their names: ``cardcassonne_dmc.npz``
   (``policy:cardcassonne_dmc.npz``, 2026-11-28), expert iteration's
   ``cardcassonne_expert.npz`` (``policy:cardcassonne_expert.npz``, until 2026-11-28) and
@@ -123,11 +125,16 @@ def named_network(spec: str, path: str) -> tuple[MLP, bool, float | None]:
 def make_pretrained(game: str, simulations: int | None = None, seed: int | None = None) -> Any:
     """The shipped agent of ``game`` (``simulations``: the tile game's network-guided search)."""
     if game == "cardcassonne":
-        if simulations is not None:
-            raise ValueError("pretrained:SIMS (search) exists for the tile game only")
         from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
-        return CardSearchValueAgent(load_card_net(pretrained_path(game)), seed=seed)
+        net = load_card_net(pretrained_path(game))
+        if simulations is None:
+            return CardSearchValueAgent(net, seed=seed)
+        if simulations <= 0 or not math.isfinite(simulations):
+            raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
+        from carcassonne_rl.agents.card.net_mcts import CardNetMCTSAgent
+
+        return CardNetMCTSAgent(net, int(simulations), seed=seed)
     if simulations is None:
         two = load_value_net(shipped_file(PRETRAINED_2P_FILE))
         table = table_network()

@@ -5,14 +5,15 @@ Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
 ``heuristic:search[=W[:K[:H[:F]]]]``: card game, rollouts of it in every seat over ``W``
 worlds drawn from the seat's view for its ``K`` best candidates, see ``card.search``),
 ``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
-``pretrained`` (the trained agent shipped with the package; ``pretrained:200``: tile game,
-network-guided search with 200 simulations; ``pretrained:search[=K[:S]]``: tile game,
-expectimax over the next tile for the K best options, each reply followed by S sampled
-continuations (default ``search=3:2``), see ``tile_search``; ``...@PATH`` searches over the
+``pretrained`` (the trained agent shipped with the package; ``pretrained:200``:
+network-guided search with 200 simulations, ``tile.value_search`` or ``card.net_mcts``;
+``pretrained:search[=K[:S]]``: tile game, expectimax over the next tile for the K best
+options, each reply followed by S sampled continuations (default ``search=3:2``), see
+``tile_search``; ``...@PATH`` searches over the
 tile value network ``PATH`` (a 2-player one at 2 players, a table one at 3-5), its case
 kept; ``pretrained:search[=W[:K[:H[:F]]]][@PATH]``: card game, ``heuristic:search`` over the
-shipped search-value network, which also values the rollouts' ends unless ``F`` is a weight,
-see ``card.search``; ``pretrained:blend=W[@PATH]``: the
+shipped search-value network, which also values the rollouts' ends at 2 players unless ``F``
+names another leaf, see ``card.search``; ``pretrained:blend=W[@PATH]``: the
 table's network's margin, weight ``W``, averaged with the heuristic's, see ``tile_blend``),
 ``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
 observation, see ``tile_obs_net``), the card game's measuring instruments (``card.probes``):

@@ -193,8 +193,8 @@ def test_pretrained_card_agent_plays_legal_moves() -> None:
 
 
 def test_pretrained_spec_errors_are_clear() -> None:
-    with pytest.raises(ValueError, match="tile game only"):
-        make_agent("pretrained:50", "cardcassonne")
+    with pytest.raises(ValueError, match="SIMS > 0"):
+        make_agent("pretrained:0", "cardcassonne")
     with pytest.raises(ValueError, match="SIMS must be an integer"):
         make_agent("pretrained:many", "carcassonne")
     with pytest.raises(ValueError, match="SIMS > 0"):

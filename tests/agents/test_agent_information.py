@@ -33,7 +33,7 @@ def _card_positions(n_positions: int = 12):
      "exploit:30:pretrained", "exploit:20:heuristic", "heuristic:search=3:2",
      "pretrained:search=3:2", "policy:cardcassonne_expert.npz",
      "pretrained:search=3:2:1:1@cardcassonne_expert.npz", "pretrained:search=3:2:1:1",
-     "policy:cardcassonne_dmc.npz"],
+     "policy:cardcassonne_dmc.npz", "pretrained:30"],
 )  # fmt: skip
 def test_card_agents_ignore_hidden_cards(spec: str) -> None:
     positions = _card_positions()
