@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from carcassonne_rl.agents.card.mcts import CardMCTSAgent
+from carcassonne_rl.agents.card.row_values import final_margin
 from carcassonne_rl.agents.card.value import MARGIN_SCALE, CardSearchValueAgent
 from carcassonne_rl.agents.common.mcts_core import best_code, search, squash
 from carcassonne_rl.agents.common.value_net import MLP
@@ -92,9 +93,7 @@ class CardNetMCTSAgent(CardMCTSAgent):
             q = s.current_player
             s.apply_code(int(self._seat.act(s, q)))
         if s.is_over:  # the final scores (``standing`` would count the buildings twice)
-            scores = [float(x) for x in s.scores]
-            return [squash(scores[q] - max(scores[:q] + scores[q + 1 :]), self.scale)
-                    for q in range(s.n)]  # fmt: skip
+            return [squash(final_margin(s, q), self.scale) for q in range(s.n)]
         p = s.current_player
         margin = self.net.state_value(view(s, p), s.legal_codes())
         return self._vector(s.n, p, margin)

@@ -120,8 +120,16 @@ def row_values(obj, player: int) -> list[float]:
 
 
 def standing(obj, player: int) -> float:
-    """Score + end-of-game building value already collected (view or state)."""
+    """Score + end-of-game building value already collected (view or state; during the game:
+    at its end the scores already hold the buildings, see :func:`final_margin`)."""
     return float(obj.scores[player]) + buildings_value(obj.collected[player])
+
+
+def final_margin(obj, player: int) -> float:
+    """``player``'s final score minus the best other's, in a finished game."""
+    return float(obj.scores[player]) - max(
+        float(obj.scores[q]) for q in range(len(obj.scores)) if q != player
+    )
 
 
 def locked_claim(obj, player: int) -> float:

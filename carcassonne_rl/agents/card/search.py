@@ -36,7 +36,7 @@ from carcassonne_rl.agents.card.heuristic import (
     future_set_points,
     rounds_left,
 )
-from carcassonne_rl.agents.card.row_values import buildings_value, standing
+from carcassonne_rl.agents.card.row_values import buildings_value, final_margin, standing
 from carcassonne_rl.games.cardcassonne import RULES, determinize, view
 
 #: the heuristic's weights, which the leaf's future terms use
@@ -193,7 +193,7 @@ class CardSearchAgent(ViewAgent):
         if future is not None:
             return margin(s, me, future)
         if s.is_over:
-            return float(s.scores[me]) - max(float(s.scores[q]) for q in range(s.n) if q != me)
+            return final_margin(s, me)
         return float(self.base.state_value(view(s, me), s.legal_codes()))
 
     def decide(self, v: Any, legal: list[int]) -> int:
