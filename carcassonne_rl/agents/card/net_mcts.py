@@ -77,19 +77,22 @@ class CardNetMCTSAgent(CardMCTSAgent):
             return s.legal_codes()
         return [c for c, _ in self._candidates(s)]
 
+    def _valued_here(self, s: Any) -> bool:
+        """Whether ``s`` is a decision the network values: a turn decision (with
+        ``own_leaf``, the searching seat's)."""
+        return s.phase == "turn" and (not self.own_leaf or s.current_player == self._me)
+
     def _expand(self, s: Any) -> list[tuple[int, list[float]]]:
-        """The candidates with their values at the searching seat's turn decisions (no prior
-        elsewhere: the others' nodes are valued at the searching seat's next turn)."""
-        if s.phase != "turn" or (self.own_leaf and s.current_player != self._me):
+        """The candidates with their values at the decisions the network values (no prior
+        elsewhere: with ``own_leaf`` the others' nodes are valued at the seat's next turn)."""
+        if not self._valued_here(s):
             return []
         return [(c, self._vector(s.n, s.current_player, x)) for c, x in self._candidates(s)]
 
     def _evaluate(self, s: Any) -> list[float]:
         """Play on with the network's agent to a turn decision (with ``own_leaf``, the
         searching seat's) and value it there."""
-        while not s.is_over and (
-            s.phase != "turn" or (self.own_leaf and s.current_player != self._me)
-        ):
+        while not s.is_over and not self._valued_here(s):
             q = s.current_player
             s.apply_code(int(self._seat.act(s, q)))
         if s.is_over:  # the final scores (``standing`` would count the buildings twice)
@@ -115,7 +118,7 @@ class CardNetMCTSAgent(CardMCTSAgent):
             expand=self._expand,
             prior_visits=self.prior_visits,
         )
-        self.last_stats, self._kept = stats, {}
+        self.last_stats = stats
         return int(best_code(stats, legal))
 
 
