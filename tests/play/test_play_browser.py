@@ -324,6 +324,7 @@ def _summary_then_new_game(driver, games: dict, session: PlaySession) -> None:
     points = sorted((int(s) for s in session.state.scores), reverse=True)
     assert [int(r.find_elements(By.TAG_NAME, "td")[2].text) for r in rows] == points
     assert "record saved to" in summary.text
+    (old_id,) = [key for key, value in games.items() if value is session]
     driver.find_element(By.ID, "btn-new-summary").click()
 
     def url_game_id(d) -> str | None:
@@ -332,7 +333,7 @@ def _summary_then_new_game(driver, games: dict, session: PlaySession) -> None:
         if "/game/" not in url:
             return None
         game_id = url.split("/game/")[1].split("?")[0].split("#")[0]
-        return game_id if game_id != session.game_id and game_id in games else None
+        return game_id if game_id != old_id and game_id in games else None
 
     new_id = WebDriverWait(driver, 20, 0.05).until(url_game_id)
     _wait_loaded(driver)
