@@ -85,7 +85,7 @@ def card_view_payload(v: PlayerView, legal: list[int] | None, version: int) -> d
         "version": version,
         "phase": v.phase,
         "current_player": v.current_player,
-        "is_over": v.phase == "game_over",
+        "is_over": v.is_over,
         "round": v.round,
         "rounds_total": v.rounds_total,
         "dealer": v.dealer,

@@ -302,3 +302,31 @@ def test_the_base_policy_must_decide_from_a_view() -> None:
         CardSearchAgent(BaseAgent, 4)
     with pytest.raises(ValueError, match=">= 1"):
         CardSearchAgent(CardHeuristicAgent, 0)
+
+
+def test_a_finished_game_is_valued_by_its_final_scores() -> None:
+    """Once the game is over the scores hold the buildings: the standings, the rollout
+    leaves and ``mcts``'s values read the final scores, not the buildings a second time."""
+    from carcassonne_rl.agents.card.mcts import CardMCTSAgent
+    from carcassonne_rl.agents.card.search import leaf_standing
+    from carcassonne_rl.agents.common.mcts_core import squash
+    from carcassonne_rl.encoders.features.card import CardFeatures
+
+    state = new_game(GameConfig(3, 4))
+    agent = CardHeuristicAgent(4)
+    while not state.is_over:
+        state.apply_code(agent.act(state, state.current_player))
+    scores = [float(x) for x in state.scores]
+    built = [sum(state.collected[q][c * 5 + 3] for c in range(4)) for q in range(3)]
+    assert any(built)  # some seat kept buildings: counting them again would show
+    mcts = CardMCTSAgent(simulations=1, seed=0)
+    values = mcts._values(state)
+    for q in range(3):
+        v = view(state, q)
+        assert v.is_over and standing(v, q) == standing(state, q) == scores[q]
+        assert leaf_standing(state, q, 0.0) == leaf_standing(state, q, 1.0) == scores[q]
+        best_other = max(scores[o] for o in range(3) if o != q)
+        assert values[q] == pytest.approx(squash(scores[q] - best_other, mcts.scale))
+        x = CardFeatures(v).static
+        at = 8 + 24  # the seat slots start after the table, round, pile and unseen kinds
+        assert x[at + 2] == pytest.approx(scores[q] / 200.0)  # own standing: the score

@@ -120,8 +120,10 @@ def row_values(obj, player: int) -> list[float]:
 
 
 def standing(obj, player: int) -> float:
-    """Score + end-of-game building value already collected (view or state; during the game:
-    at its end the scores already hold the buildings, see :func:`final_margin`)."""
+    """Score + end-of-game building value already collected (view or state); once the game
+    is over, the final score alone (the end of the game has scored the buildings)."""
+    if obj.is_over:
+        return float(obj.scores[player])
     return float(obj.scores[player]) + buildings_value(obj.collected[player])
 
 

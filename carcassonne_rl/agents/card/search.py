@@ -101,7 +101,7 @@ def leaf_standing(s: Any, q: int, future: float = 0.0) -> float:
     rounds to come as the heuristic values it (``future`` times its weights, fading with the
     rounds left): partial building sets worth more, and each species' table value again
     (``animal_future``), since every later claim of that species scores the whole total."""
-    if not future:
+    if not future or s.is_over:  # a finished game: the final score (``standing``)
         return standing(s, q)
     left = future * rounds_left(s)
     sets = buildings_value(s.collected[q], set_points=future_set_points(WEIGHTS, left))

@@ -12,8 +12,8 @@ slot ``i`` the seat ``i`` places after it, slots past the table size are zero):
 - *static* (does not depend on the option), :data:`STATIC_FEATURES`: table size one-hot
   (2-5), round progress, pile size, unseen cards per kind (share of the kind) and in all;
   per seat slot: present, score (own / 200; others: minus own / 50), standing (score +
-  building set value, same scaling), animals per species, pending animal jokers, buildings
-  per colour, building jokers, dealer;
+  building set value until the game ends, same scaling), animals per species, pending
+  animal jokers, buildings per colour, building jokers, dealer;
 - *after the option*, :data:`OPTION_FEATURES`: own hand per kind; per row, the claimable
   tail (after the row's last follower): persons, their sum and points, animals, buildings,
   building / animal jokers, dragon, fairy, others' face-down cards, own face-down cards,
@@ -177,10 +177,11 @@ class CardFeatures:
         x[7 + NUM_KINDS] = sum(unseen) / 120.0
         at = 8 + NUM_KINDS
         mine = float(v.scores[p])
-        my_standing = mine + _buildings_value(v.collected[p])
+        held = 0.0 if v.is_over else 1.0  # a finished game's scores hold the buildings
+        my_standing = mine + held * _buildings_value(v.collected[p])
         for q in self.seats:
             col = v.collected[q]
-            standing = v.scores[q] + _buildings_value(col)
+            standing = v.scores[q] + held * _buildings_value(col)
             x[at] = 1.0
             if q == p:
                 x[at + 1] = mine / 200.0

@@ -50,6 +50,11 @@ class PlayerView:
     new_jokers: int
     joker_step_done: bool
 
+    @property
+    def is_over(self) -> bool:
+        """The game has ended (its scores are final, the buildings scored)."""
+        return self.phase == PHASE_NAMES[-1]
+
 
 def _row_entry(e: int, player: int) -> int:
     if e >= FACE_DOWN and (e >> 5) - 1 != player:
