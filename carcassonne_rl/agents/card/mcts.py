@@ -6,8 +6,9 @@ drawn from the unseen cards), then descends one shared tree keyed by action code
 availability-corrected UCB. The leaf is played out to the end of the current round by a fast
 policy (place the follower on the best row by claim value with probability ``claim_prob``
 per turn or when out of cards, else play a random card; scoring choices by the greedy
-rules), and valued by score + building value already collected (``row_values.standing``),
-squashed margin per player. The agent sees only its view: ``decide(view, legal)``.
+rules), and valued by score + building value already collected (``row_values.standing``;
+the final scores once the game is over), squashed margin per player. The agent sees only
+its view: ``decide(view, legal)``.
 """
 
 from __future__ import annotations

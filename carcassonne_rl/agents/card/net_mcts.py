@@ -95,7 +95,7 @@ class CardNetMCTSAgent(CardMCTSAgent):
         while not s.is_over and not self._valued_here(s):
             q = s.current_player
             s.apply_code(int(self._seat.act(s, q)))
-        if s.is_over:  # the final scores (``standing`` would count the buildings twice)
+        if s.is_over:  # the final scores
             return [squash(final_margin(s, q), self.scale) for q in range(s.n)]
         p = s.current_player
         margin = self.net.state_value(view(s, p), s.legal_codes())
