@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 from carcassonne_rl.agents.card.mcts import CardMCTSAgent
-from carcassonne_rl.agents.card.row_values import final_margin
 from carcassonne_rl.agents.card.value import MARGIN_SCALE, CardSearchValueAgent
 from carcassonne_rl.agents.common.mcts_core import best_code, search, squash
 from carcassonne_rl.agents.common.value_net import MLP
@@ -95,8 +94,8 @@ class CardNetMCTSAgent(CardMCTSAgent):
         while not s.is_over and not self._valued_here(s):
             q = s.current_player
             s.apply_code(int(self._seat.act(s, q)))
-        if s.is_over:  # the final scores
-            return [squash(final_margin(s, q), self.scale) for q in range(s.n)]
+        if s.is_over:  # the final margins (``mcts``'s values of a finished game)
+            return self._values(s)
         p = s.current_player
         margin = self.net.state_value(view(s, p), s.legal_codes())
         return self._vector(s.n, p, margin)

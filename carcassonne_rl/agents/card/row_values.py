@@ -127,13 +127,6 @@ def standing(obj, player: int) -> float:
     return float(obj.scores[player]) + buildings_value(obj.collected[player])
 
 
-def final_margin(obj, player: int) -> float:
-    """``player``'s final score minus the best other's, in a finished game."""
-    return float(obj.scores[player]) - max(
-        float(obj.scores[q]) for q in range(len(obj.scores)) if q != player
-    )
-
-
 def locked_claim(obj, player: int) -> float:
     """Value of the cards ``player``'s follower claims this round (0 if not placed)."""
     row = obj.follower_row[player]

@@ -36,7 +36,7 @@ from carcassonne_rl.agents.card.heuristic import (
     future_set_points,
     rounds_left,
 )
-from carcassonne_rl.agents.card.row_values import buildings_value, final_margin, standing
+from carcassonne_rl.agents.card.row_values import buildings_value, standing
 from carcassonne_rl.games.cardcassonne import RULES, determinize, view
 
 #: the heuristic's weights, which the leaf's future terms use
@@ -190,10 +190,8 @@ class CardSearchAgent(ViewAgent):
 
     def _leaf(self, s: Any, me: int, future: float | None) -> float:
         """Seat ``me``'s value of the rollout's end ``s`` (module doc)."""
-        if future is not None:
-            return margin(s, me, future)
-        if s.is_over:
-            return final_margin(s, me)
+        if future is not None or s.is_over:  # a finished game: the final margin
+            return margin(s, me, future or 0.0)
         return float(self.base.state_value(view(s, me), s.legal_codes()))
 
     def decide(self, v: Any, legal: list[int]) -> int:
