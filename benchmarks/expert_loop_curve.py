@@ -11,9 +11,10 @@ network the loop started from (``--init-model``; none for a card loop, which sta
 heuristic) and each iteration's fitted network, accepted by its gate or not; each plays as
 ``policy:PATH`` (alone) and, with ``--search``, as the loop's own search over it (tile:
 ``pretrained:search=K:S@PATH``, card: ``pretrained:search=W:K:1:F@PATH``). Every entry plays
-``--deals`` 2-player deals against each opponent, each deal from both seats, the same deals
-for every entry (``--seed``). One JSON line per (entry, opponent): ``{"benchmark":
-"expert_loop_curve", "iteration", "accepted", "player", "spec", "opponent", "games",
+``--deals`` deals at ``--players`` seats (default: the loop's smallest table) against each
+opponent in every other seat, each deal from every seat, the same deals for every entry
+(``--seed``). One JSON line per (entry, opponent): ``{"benchmark": "expert_loop_curve",
+"iteration", "accepted", "player", "spec", "opponent", "players", "games",
 "win_rate", "win_rate_ci95", "mean_margin", "ms_per_decision"}``; ``--plot`` draws the win
 rates against the iteration, ``--table`` writes them as a markdown table. ``--rows FILE``
 plays nothing: it draws the plot and the table from rows printed before (JSON lines).
@@ -36,7 +37,8 @@ def entries(run: Path, search: bool) -> list[dict]:
 
     loop = json.loads((run / "loop.json").read_text())
     config = load_config(run, {})  # the loop's settings, as its own teachers searched
-    nets = [(-1, True, config.init_model)] if config.init_model else []
+    start = config.first_network()  # a tile loop at tables of 3-5: the shipped table network
+    nets = [(-1, True, start)] if start else []
     nets += [(it["iteration"], bool(it["accepted"]), it["candidate"]) for it in loop["iterations"]
              if it.get("candidate")]  # fmt: skip
     out = []
@@ -135,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="an expert-loop run folder (RUN/loop.json)")  # fmt: skip
     parser.add_argument("--rows", type=Path, help="draw from these rows (JSON lines), no games")
     parser.add_argument("--opponents", default="greedy", help="comma-separated agent specs")
-    parser.add_argument("--deals", type=int, default=100, help="deals per row, both seats")
+    parser.add_argument("--deals", type=int, default=100, help="deals per row, every seat")
+    parser.add_argument("--players", type=int,
+                        help="seats of each game (default: the loop's smallest table)")  # fmt: skip
     parser.add_argument("--search", action="store_true", help="also the search over each")
     parser.add_argument("--seed", type=int, default=0, help="the deals (default 0)")
     parser.add_argument("--workers", type=int, default=1)
@@ -157,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.run} has no loop.json: not an expert-loop run folder")
     if args.deals < 1:
         parser.error("--deals must be >= 1")
-    game = json.loads((args.run / "loop.json").read_text())["config"].get("game", "carcassonne")
+    config = json.loads((args.run / "loop.json").read_text())["config"]
+    game = config.get("game", "carcassonne")
+    players = args.players or min(config.get("tables") or [2])
     rows = []
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     for entry in entries(args.run, args.search):
@@ -165,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             results = evaluate_spec(
                 entry["spec"],
                 game,
+                players=players,
                 opponents=opponents,
                 deals=args.deals,
                 workers=args.workers,
@@ -175,10 +182,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"expert_loop_curve: {err}", file=sys.stderr)
             return 2
         for result in results:
-            row = {"benchmark": "expert_loop_curve", **entry, **result}
+            row = {"benchmark": "expert_loop_curve", **entry, "players": players, **result}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    title = f"{args.run.name}: every iteration on {args.deals} deals x 2 seats"
+    title = f"{args.run.name}: every iteration on {args.deals} deals x {players} seats"
     write(rows, args.table, args.plot, title)
     return 0
 

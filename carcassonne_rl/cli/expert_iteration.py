@@ -1,5 +1,5 @@
-"""``carcassonne-rl expert-iteration``: the search as the teacher of the 2-player value
-network (:mod:`carcassonne_rl.training.expert_iteration`)."""
+"""``carcassonne-rl expert-iteration``: the search as the teacher of a value network
+(:mod:`carcassonne_rl.training.expert_iteration`)."""
 
 from __future__ import annotations
 
@@ -20,24 +20,26 @@ def add_expert_iteration_parser(sub) -> None:
         "expert-iteration",
         help="fit a value network toward a search's values (tile or card game)",
         description=(
-            "Plays the search (--teacher) in every seat of games (tile game: 2-player games "
-            "of the base game or the variants of --variants in turn; card game: the tables "
-            "of --tables in turn), the ones missing from "
+            "Plays the search (--teacher) in every seat of games (the tables of --tables in "
+            "turn; tile game: the base game or the variants of --variants in turn), the "
+            "ones missing from "
             "POSITIONS (one file per game: a run cut short goes on where it stopped), "
             "recording the search's expectation of every option it searched. With --out, "
             "then fits the value network toward those expectations and writes it (play it "
-            "with policy:OUT.npz): the tile game fine-tunes the 2-player network "
-            "(--init-model), the card game fits its search-value network (from --init-model "
-            "or from random weights). One JSON line per epoch: training loss and, on "
-            "held-out games, how often the network's best option is the one the search played."
+            "with policy:OUT.npz): the tile game fine-tunes the 2-player network, or at "
+            "tables of 3-5 the table network (--init-model), the card game fits its "
+            "search-value network (from --init-model or from random weights). One JSON line "
+            "per epoch: training loss and, on held-out games, how often the network's best "
+            "option is the one the search played."
         ),
     )
     p.add_argument("positions", type=Path, help="folder of teacher games (game_*.npz)")
     p.add_argument("--game", choices=GAMES, default="carcassonne",
                    help="the game (default: carcassonne, the tile game)")  # fmt: skip
-    p.add_argument("--tables", type=table_list, default=(2, 2, 3, 4, 5),
-                   help="card game: the table sizes the teacher games cycle through "
-                        "(default: 2,2,3,4,5)")  # fmt: skip
+    p.add_argument("--tables", type=table_list, default=None,
+                   help="the table sizes the teacher games cycle through (card game default: "
+                        "2,2,3,4,5; tile game: 2, or sizes of 3-5, whose games the search "
+                        "over the table network plays and whose fit fine-tunes it)")  # fmt: skip
     p.add_argument("--variants", type=variant_list, default=None,
                    help="tile game: the expansion sets the teacher games cycle through, "
                         "e.g. base,messages,labyrinth,messages+labyrinth (default: "
@@ -69,7 +71,8 @@ def add_expert_iteration_parser(sub) -> None:
         "--init-model",
         type=Path,
         default=None,
-        help="the network fine-tuned (default: the shipped 2-player network)",
+        help="the network fine-tuned (default: the shipped 2-player network; tile game at "
+        "tables of 3-5: the shipped table network, carcassonne_table.npz)",
     )
     p.add_argument(
         "--epochs", type=_positive(int), default=10, help="passes over the data (default: 10)"
@@ -141,6 +144,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
     from carcassonne_rl.training.expert_iteration.positions import (
         check_variants,
         collect,
+        default_network,
         load_positions,
     )
 
@@ -165,27 +169,33 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
             print(f"teacher games: {done}/{games}", file=sys.stderr, flush=True)
 
     teacher, learning_rate = DEFAULTS[args.game]
-    teacher = args.teacher or teacher
+    tile = args.game == "carcassonne"
+    tables = args.tables or ((2,) if tile else (2, 2, 3, 4, 5))
+    network = default_network(tables) if tile else None
+    teacher = args.teacher or (f"{teacher}@{network}" if network else teacher)
     learning_rate = args.learning_rate or learning_rate
     if args.games:
         try:
             collect(args.positions, args.games, teacher, args.seed, args.workers,
                     on_game=progress, address=resolve_address(args.address), game=args.game,
-                    tables=args.tables, variants=args.variants or ("base",))  # fmt: skip
+                    tables=tables, variants=args.variants or ("base",))  # fmt: skip
         except (ValueError, ClusterError) as exc:
             raise UserError(str(exc)) from None
     if args.out is None:
         return 0
     if args.game == "cardcassonne":
         return _fit_card(args, learning_rate, teacher)
-    from carcassonne_rl.agents.pretrained import pretrained_path
+    from carcassonne_rl.agents.pretrained import pretrained_path, shipped_or_given
     from carcassonne_rl.training.expert_iteration.finetune import finetune
+
+    init_model = args.init_model or (shipped_or_given(network) if network
+                                     else pretrained_path("carcassonne"))  # fmt: skip
 
     reports: list[dict] = []
     try:
         data = load_positions(args.positions, games=args.games or None, seed=args.seed)
         net, _ = finetune(
-            data, args.init_model or pretrained_path("carcassonne"), args.epochs,
+            data, init_model, args.epochs,
             learning_rate=learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,

@@ -42,7 +42,9 @@ def add_expert_loop_parser(sub) -> None:
             "settings are the run's, an option given again must agree. One JSON line per "
             "fit epoch and per gate. The card game (--game cardcassonne): the search over "
             "the heuristic, then over the accepted search-value network, teaches at the "
-            "tables of --tables; each fit trains on all iterations' teacher games so far."
+            "tables of --tables; each fit trains on all iterations' teacher games so far. "
+            "The tile game at --tables of 3-5 players teaches the table network "
+            "(carcassonne_table.npz unless --init-model) the same way."
         ),
     )
     p.add_argument("run", type=Path, help="the run folder")
@@ -70,8 +72,10 @@ def add_expert_loop_parser(sub) -> None:
                         "searched network values the rollouts' ends, needs "
                         "--init-model)")  # fmt: skip
     p.add_argument("--tables", type=table_list,
-                   help="card game: the table sizes the teacher games cycle through "
-                        "(2,2,3,4,5)")  # fmt: skip
+                   help="the table sizes the teacher games cycle through (card game: "
+                        "2,2,3,4,5; tile game: 2, or sizes of 3-5: the search over the table "
+                        "network teaches it, gated at those tables against PLAYERS - 1 seats "
+                        "of the network before)")  # fmt: skip
     p.add_argument("--variants", type=variant_list,
                    help="tile game: the expansion sets the teacher games cycle through, e.g. "
                         "base,messages,labyrinth,messages+labyrinth (base); the gate plays "

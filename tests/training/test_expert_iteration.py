@@ -108,7 +108,7 @@ def test_collect_goes_on_where_it_stopped(tmp_path, monkeypatch) -> None:
     played: list[int] = []
     import carcassonne_rl.training.expert_iteration.positions as positions
 
-    def fake_game(spec, deal, seed, keep=8, placements=None, expansions=()):  # not a game's cost
+    def fake_game(spec, deal, seed, keep=8, placements=None, expansions=(), players=2):  # cheap
         played.append(deal)
         return {"x": np.full((2, 103), deal % 7, np.float32), "target": np.array([0.1, np.nan]),
                 "prior": np.array([0.2, 0.1]), "network": np.array([0.2, 0.1]),
@@ -133,7 +133,7 @@ def test_teacher_games_cycle_through_the_variants(tmp_path, monkeypatch) -> None
 
     seen: dict[int, tuple] = {}
 
-    def fake_game(spec, deal, seed, keep=8, placements=None, expansions=()):
+    def fake_game(spec, deal, seed, keep=8, placements=None, expansions=(), players=2):
         seen[deal] = expansions
         return {k: np.zeros((0, 103) if k == "x" else 0) for k in positions.ROW_FIELDS}
 

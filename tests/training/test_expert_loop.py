@@ -257,7 +257,7 @@ def test_each_game_takes_its_own_settings(tmp_path, capsys) -> None:
     assert card.tables == (2, 2, 3, 4, 5) and (card.samples, card.keep) == (None, None)
     tile = LoopConfig()
     assert (tile.epochs, tile.learning_rate, tile.samples, tile.keep) == (4, 3e-4, 2, 8)
-    assert (tile.tables, tile.worlds, tile.variants) == (None, None, ("base",))
+    assert (tile.tables, tile.worlds, tile.variants) == ((2,), None, ("base",))
     assert card.variants is None
     argv = ["expert-loop", str(tmp_path / "card"), "--game", "cardcassonne", "--samples", "1",
             "--keep", "4", "--target", "blend", "--variants", "messages"]  # fmt: skip

@@ -1,5 +1,6 @@
-"""Fine-tune the 2-player value network toward the search's expectations (torch), and
-report on held-out teacher games how often the network now chooses as the search did.
+"""Fine-tune a tile value network (the 2-player one; a table network on games at 3-5
+players) toward the search's expectations (torch), and report on held-out teacher games how
+often the network now chooses as the search did.
 
 The rows the search valued (``target`` finite) are regressed (mean squared error, in the
 network's ``tanh(margin / value_scale)`` units) on one of two targets (``target_kind``):
@@ -116,11 +117,14 @@ def finetune(
     import torch
 
     net = load_value_net(init_model)
-    if net_feature_set(net) != "two_player":
-        raise ValueError(f"{init_model}: expert iteration fine-tunes a two_player network")
+    if data["x"].shape[1] != net.inputs:
+        raise ValueError(f"{init_model}: a {net_feature_set(net)} network of {net.inputs} "
+                         f"inputs, the teacher games' rows have {data['x'].shape[1]} (the "
+                         "games were searched over another kind of network)")  # fmt: skip
     config = AfterstateConfig(
         hidden=tuple(w.shape[1] for w, _ in net.layers[:-1]),
         value_scale=float(net.meta["value_scale"]), init_model=str(init_model), seed=seed,
+        feature_set=net_feature_set(net),
         learning_rate=learning_rate, batch_size=batch_size, workers=1,
     )  # fmt: skip
     model = torch_net(config)
@@ -172,6 +176,9 @@ def finetune(
         if on_epoch is not None:
             on_epoch(epoch, report)
     out = export(model, config)
+    # the tables it was trained at and reads, as the network fine-tuned says
+    out.meta.update({k: net.meta[k] for k in ("players", "expansions", "tables")
+                     if k in net.meta})  # fmt: skip
     out.meta["expert_iteration"] = {"init_model": Path(init_model).name, "epochs": epochs,
                                     "rows": len(train), "anchor_weight": anchor_weight,
                                     "target": target_kind}  # fmt: skip

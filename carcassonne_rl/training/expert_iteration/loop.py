@@ -15,7 +15,11 @@ the teacher is ``heuristic:search=W:K`` and, once a network is accepted,
 ``pretrained:search=W:K@NETWORK``; its games cycle through ``tables``; each fit
 (:mod:`.card_fit`) trains on this iteration's teacher games and all earlier iterations';
 the first candidate is gated against the ``heuristic``. The tile game's teacher games may
-cycle through expansion sets (``variants``); its gate plays the base game.
+cycle through expansion sets (``variants``); its gate plays the base game. With ``tables``
+of 3-5 players the tile loop teaches the table network instead (the shipped
+``carcassonne_table.npz`` unless ``init_model`` names another), searched alone at those
+tables, and gates the candidate at each of them against ``PLAYERS - 1`` seats of the
+teacher's network (:func:`gate`).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ LOOP_FILE = "loop.json"
 #: table is the other game's, left None
 DEFAULTS: dict[str, dict[str, Any]] = {
     "carcassonne": {"candidates": 3, "samples": 2, "keep": 8, "epochs": 4,
-                    "learning_rate": 3e-4, "variants": ("base",)},
+                    "learning_rate": 3e-4, "variants": ("base",), "tables": (2,)},
     "cardcassonne": {"candidates": 3, "epochs": 6, "learning_rate": 1e-3,
                      "tables": (2, 2, 3, 4, 5), "worlds": 8, "future": 1.0},
 }  # fmt: skip
@@ -65,7 +69,7 @@ class LoopConfig:
     seed: int = 0
     init_model: str | None = None  # the first teacher's network (None: the shipped one)
     game: str = "carcassonne"  # or cardcassonne, the card game
-    tables: tuple[int, ...] | None = None  # card: the table sizes teacher games cycle through
+    tables: tuple[int, ...] | None = None  # the table sizes teacher games cycle through
     worlds: int | None = None  # card: the search's W (8)
     variants: tuple[str, ...] | None = None  # tile: the expansion sets teacher games cycle
     future: float | str | None = None  # card: the search's F at its leaves (1; "net": the network)
@@ -74,7 +78,7 @@ class LoopConfig:
         if self.game not in DEFAULTS:
             raise ValueError(f"game must be one of {', '.join(DEFAULTS)}, got {self.game!r}")
         defaults = DEFAULTS[self.game]
-        foreign = [k for k in ("samples", "keep", "tables", "worlds", "variants", "future")
+        foreign = [k for k in ("samples", "keep", "worlds", "variants", "future")
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
             foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
@@ -87,13 +91,9 @@ class LoopConfig:
             if getattr(self, k) is None:
                 object.__setattr__(self, k, v)
         if self.tables is not None:
-            from carcassonne_rl.games.registry import check_players
+            from .positions import check_tables
 
-            object.__setattr__(self, "tables", tuple(self.tables))
-            if not self.tables:
-                raise ValueError("tables needs one table size or more")
-            for n in self.tables:
-                check_players(self.game, n)
+            object.__setattr__(self, "tables", check_tables(self.tables, self.game))
         if self.variants is not None:
             from .positions import check_variants
 
@@ -119,6 +119,23 @@ class LoopConfig:
             raise ValueError(f"anchor weight must be in [0, 1], got {self.anchor_weight}")
         if self.target not in ("search", "blend"):
             raise ValueError(f"target must be search or blend, got {self.target!r}")
+        if self.target == "blend" and self.at_tables():
+            raise ValueError("target blend is the 2-player network's (played averaged with "
+                             "the heuristic); at tables of 3-5 the search's network plays "
+                             "alone: target search")  # fmt: skip
+
+    def at_tables(self) -> bool:
+        """Whether this is the tile loop at tables of 3-5 players (the table network's)."""
+        return self.game == "carcassonne" and max(self.tables) > 2
+
+    def first_network(self) -> str | None:
+        """The first teacher's network: ``init_model``, else the tile game's default at its
+        tables (:func:`.positions.default_network`), else None (the card game's heuristic)."""
+        if self.init_model is None and self.game == "carcassonne":
+            from .positions import default_network
+
+            return default_network(self.tables)
+        return self.init_model
 
     def games_per_iteration(self) -> tuple[int, ...]:
         """The teacher games of iterations 0, 1, ... (the last count holds for the rest)."""
@@ -174,12 +191,13 @@ def network_spec(network: str | None, game: str = "carcassonne") -> str:
 
 def teacher_weight(network: str | None) -> float | None:
     """The network's share of the heuristic average the search plays it in (None: alone)."""
+    from carcassonne_rl.agents.pretrained import shipped_or_given
     from carcassonne_rl.agents.tile.afterstate import load_value_net
     from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 
     if network is None:
         return NETWORK_2P_WEIGHT
-    weight = load_value_net(network).meta.get("heuristic_blend")
+    weight = load_value_net(shipped_or_given(network)).meta.get("heuristic_blend")
     return None if weight is None else float(weight)
 
 
@@ -220,7 +238,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
         done = {"rows": report["train_rows"], "decisions": int(len(set(data["decision"]))),
                 "games": int(data["files"])}  # fmt: skip
     else:
-        from carcassonne_rl.agents.pretrained import pretrained_path
+        from carcassonne_rl.agents.pretrained import pretrained_path, shipped_or_given
         from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 
         from .finetune import finetune
@@ -231,7 +249,8 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
                              f"{network} plays alone")  # fmt: skip
         data = load_games(files)
         net, report = finetune(
-            data, network or pretrained_path("carcassonne"), config.epochs,
+            data, shipped_or_given(network) if network else pretrained_path("carcassonne"),
+            config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
             validation=config.validation, anchor_weight=config.anchor_weight,
             target_kind=config.target, weight=weight or NETWORK_2P_WEIGHT, seed=seed,
@@ -247,9 +266,13 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
 def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
          address: str | None = None) -> dict:  # fmt: skip
     """The candidate network against the teacher's network, each of the gate's deals
-    played from both seats; accepted at a win rate of ``gate_threshold`` or more."""
+    played from both seats; accepted at a win rate of ``gate_threshold`` or more. At the
+    tile game's tables of 3-5 (:func:`table_gate`), the candidate against ``PLAYERS - 1``
+    seats of the teacher's network at each table."""
     if config.gate_deals == 0:
         return {"deals": 0, "accepted": True}
+    if config.at_tables():
+        return table_gate(candidate, best, config, workers, address)
     from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
     from carcassonne_rl.arena.ratings import entry_stats
 
@@ -264,6 +287,33 @@ def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
             "win_rate_ci95": stats["win_rate_ci95"], "mean_margin": stats["mean_margin"],
             "threshold": config.gate_threshold,
             "accepted": bool(stats["win_rate"] >= config.gate_threshold)}  # fmt: skip
+
+
+def table_gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
+               address: str | None = None) -> dict:  # fmt: skip
+    """The gate at the tile game's tables of 3-5: at each table size of ``tables``, the
+    candidate in one seat against ``PLAYERS - 1`` seats of the teacher's network, the
+    gate's deals each played from every seat. Its win rate is read in units of the fair
+    share: accepted when the mean over the tables of ``win rate x PLAYERS`` reaches ``2 x
+    gate_threshold`` (the 2-player rule at any table: 0.55 is 1.1 times the fair share)."""
+    from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
+    from carcassonne_rl.arena.ratings import versus_stats
+
+    specs = [network_spec(candidate, config.game), network_spec(best, config.game)]
+    agent, opponent = entry_labels(specs)
+    rows = {}
+    for players in sorted(set(config.tables)):
+        jobs = schedule(Setup(game=config.game, players=players), specs[:1],
+                        config.gate_deals, duplicate=True,
+                        seed=seeds.expert_gate_seed(config.seed), opponents=specs[1:])  # fmt: skip
+        stats = versus_stats(run_jobs(jobs, workers=workers, progress=False, address=address),
+                             0, agent, opponent)  # fmt: skip
+        rows[str(players)] = {k: stats[k] for k in ("games", "win_rate", "win_rate_ci95",
+                                                    "mean_margin", "fair_share")}  # fmt: skip
+    times = sum(r["win_rate"] / r["fair_share"] for r in rows.values()) / len(rows)
+    return {"candidate": specs[0], "against": specs[1], "deals": config.gate_deals,
+            "tables": rows, "times_fair_share": times, "threshold": config.gate_threshold,
+            "accepted": bool(times >= 2 * config.gate_threshold)}  # fmt: skip
 
 
 def run_loop(
@@ -295,7 +345,7 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
 
     summary = json.loads((run / LOOP_FILE).read_text())
     entries = {e["iteration"]: e for e in summary["iterations"]}
-    best = config.init_model
+    best = config.first_network()
     emit = on_event or (lambda event: None)
     for k in range(max(iterations, len(entries))):  # iterations done before: all skipped
         folder = run / f"iteration_{k}"
@@ -310,6 +360,7 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
         else:
             played = collect(folder / "teacher", config.games_at(k), entry["teacher"], seed,
                              workers, config.keep, on_game, address, config.placements,
+                             tables=tuple(config.tables),
                              variants=tuple(config.variants))  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0

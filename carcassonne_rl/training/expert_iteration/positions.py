@@ -1,6 +1,7 @@
 """Teacher games of expert iteration: the search plays every seat of 2-player games (the
-base game, or with ``variants`` the expansion sets the games cycle through) and each tile
-placement is recorded with what the search made of it.
+base game, or with ``variants`` the expansion sets the games cycle through; with ``tables``
+of 3-5 players, the search over the table network at those tables) and each tile placement
+is recorded with what the search made of it.
 
 A game is one file ``game_DEAL.npz`` in the positions folder, written atomically once the
 game is over, so a collection cut short goes on where it stopped (the files present are not
@@ -11,8 +12,8 @@ again elsewhere; the same seeds give the same games either way). Per
 placement with two or more options, the ``keep`` options the network values most (the
 searched ones among them) are stored as rows:
 
-- ``x``: the option's afterstate features (the value network's ``two_player`` set, seen from the
-  seat that moves);
+- ``x``: the option's afterstate features (the feature set of the network searched: at 2
+  players ``two_player``, at 3-5 the table network's), seen from the seat that moves;
 - ``target``: the search's expectation of the option, ``tanh(margin / value_scale)`` (NaN
   for an option it did not search);
 - ``prior``: the option's value before the search (the network-heuristic blend the search
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
-from carcassonne_rl.agents.tile.afterstate import pick, value_inputs
+from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
@@ -73,35 +74,64 @@ def check_variants(variants: Sequence[str], game: str = "carcassonne") -> tuple[
     return variants
 
 
+def check_tables(tables: Sequence[int], game: str = "carcassonne") -> tuple[int, ...]:
+    """``tables`` as a tuple, each a table size of ``game``; the tile game's are all of 2
+    players (the 2-player network's games) or all of 3-5 (the table network's): ``ValueError``
+    otherwise."""
+    from carcassonne_rl.games.registry import check_players
+
+    tables = tuple(tables)
+    if not tables:
+        raise ValueError("tables needs one table size or more")
+    for n in tables:
+        check_players(game, n)
+    if game == "carcassonne" and 2 in tables and max(tables) > 2:
+        raise ValueError("the tile game's teacher games teach one network: tables of 2 "
+                         "players (the 2-player network) or of 3-5 (the table network), not "
+                         f"both ({','.join(map(str, tables))})")  # fmt: skip
+    return tables
+
+
+def default_network(tables: Sequence[int]) -> str | None:
+    """The network tile teacher games at ``tables`` search and teach by default: at 3-5
+    players the shipped table network (its file name), at 2 None (``pretrained``'s)."""
+    if max(tables) > 2:
+        from carcassonne_rl.agents.pretrained import TABLE_MODEL_FILE
+
+        return TABLE_MODEL_FILE
+    return None
+
+
 def teacher_deal(seed: int, game: int) -> int:
     """The deal of teacher game ``game`` (apart from the arena's and training's deals)."""
     return seeds.teacher_deal(seed, game)
 
 
-def make_teacher(spec: str, seed: int) -> ExpectimaxAgent:
-    """The 2-player search agent of ``spec`` (``pretrained:search[=K[:S]]``); ``ValueError``
-    for any other agent."""
+def make_teacher(spec: str, seed: int, players: int = 2) -> ExpectimaxAgent:
+    """The search agent of ``spec`` (``pretrained:search[=K[:S]]``) at a table of
+    ``players``; ``ValueError`` for any other agent."""
     from carcassonne_rl.agents import make_agent
 
     agent = make_agent(spec, "carcassonne", seed=seed)
-    two = agent.two if hasattr(agent, "two") else agent
-    if not isinstance(two, ExpectimaxAgent):
+    if hasattr(agent, "values_agent"):  # pretrained:search: one search per table size
+        agent = agent.two if players == 2 else agent.tables.get(players, agent.table)
+    if not isinstance(agent, ExpectimaxAgent):
         raise ValueError(f"teacher {spec!r} is not a search (expected pretrained:search=K:S)")
-    return two
+    return agent
 
 
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
-                      placements: int | None = None, expansions: tuple[str, ...] = ()
-                      ) -> dict[str, np.ndarray]:  # fmt: skip
-    """Play deal ``deal`` (2 players, the base game or with ``expansions``) with the teacher
-    in both seats; the rows of its placements (see the module's docstring). ``placements``:
-    stop after that many tile placements (a shortened game, for tests and throughput
-    measurements)."""
+                      placements: int | None = None, expansions: tuple[str, ...] = (),
+                      players: int = 2) -> dict[str, np.ndarray]:  # fmt: skip
+    """Play deal ``deal`` (``players`` seats, the base game or with ``expansions``) with the
+    teacher in every seat; the rows of its placements (see the module's docstring).
+    ``placements``: stop after that many tile placements (a shortened game, for tests and
+    throughput measurements)."""
     from carcassonne_rl.games.registry import new_game
 
-    teacher = make_teacher(spec, seed)
+    teacher = make_teacher(spec, seed, players)
     net = teacher.net
-    state = new_game("carcassonne", 2, deal, expansions)
+    state = new_game("carcassonne", players, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
     decision, placed = 0, 0
     while not state.is_over and (placements is None or placed < placements):
@@ -131,7 +161,7 @@ def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.nda
     top = [i for i in top if not opts[i].state.is_over]
     if not top:
         return
-    x, _ = value_inputs([opts[i].state for i in top], player, "two_player")
+    x, _ = value_inputs([opts[i].state for i in top], player, net_feature_set(net))
     own = net.forward(x)[:, 0]
     for row, i in enumerate(top):
         rows["x"].append(x[row])
@@ -155,7 +185,7 @@ def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
         from .card_teacher import play_card_teacher_game
 
         return play_card_teacher_game(spec, deal, seed, players, decisions=limit)
-    return play_teacher_game(spec, deal, seed, keep, limit, expansions)
+    return play_teacher_game(spec, deal, seed, keep, limit, expansions, players)
 
 
 def _play_one(job: TeacherJob) -> str:
@@ -183,14 +213,16 @@ def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 
     return jobs
 
 
-def check_teacher(game: str, spec: str, seed: int) -> None:
-    """``ValueError`` unless ``spec`` is a search of ``game`` that can teach."""
+def check_teacher(game: str, spec: str, seed: int, tables: tuple[int, ...] = (2,)) -> None:
+    """``ValueError`` unless ``spec`` is a search of ``game`` that can teach (the tile game:
+    at every table of ``tables``)."""
     if game == "cardcassonne":
         from .card_teacher import make_card_teacher
 
         make_card_teacher(spec, seed)
     else:
-        make_teacher(spec, seed)
+        for players in set(tables):
+            make_teacher(spec, seed, players)
 
 
 def collect(
@@ -211,13 +243,16 @@ def collect(
     (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
     games)`` after each. Returns how many were played. ``placements``: shortened games
     (see :func:`play_teacher_game`; recorded with the folder's settings). ``game``: the
-    tile game (2 players; its games cycle through the expansion sets of ``variants``) or
-    the card game, whose games cycle through ``tables``."""
-    check_teacher(game, teacher, seed)  # a bad spec fails here, before any process starts
+    tile game (its games cycle through the expansion sets of ``variants``) or the card
+    game; the games of either cycle through the table sizes of ``tables``."""
+    tables = check_tables(tables, game)
+    check_teacher(game, teacher, seed, tables)  # a bad spec fails here, before any process
     variants = check_variants(variants, game)
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
     if game != "carcassonne":
         settings.update(game=game, tables=list(tables))
+    elif tuple(tables) != (2,):  # folders of 2-player games stay valid
+        settings["tables"] = list(tables)
     if variants != (BASE,):  # folders of base games before variants existed stay valid
         settings["variants"] = list(variants)
     if placements is not None:
