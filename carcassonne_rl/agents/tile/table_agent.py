@@ -59,7 +59,10 @@ class TileTableAgent(BaseAgent):
 
     def values_agent(self, state: Any) -> Any:
         """The value agent of this table (what ``decision_values`` reads)."""
-        players = state.config.players
+        return self.value_agent_at(state.config.players)
+
+    def value_agent_at(self, players: int) -> Any:
+        """The value agent of a table of ``players``."""
         return self.two if players == 2 else self.tables.get(players, self.table)
 
     def _agent(self, state: Any) -> Any:

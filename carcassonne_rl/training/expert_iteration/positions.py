@@ -37,6 +37,7 @@ import numpy as np
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
 
@@ -113,8 +114,8 @@ def make_teacher(spec: str, seed: int, players: int = 2) -> ExpectimaxAgent:
     from carcassonne_rl.agents import make_agent
 
     agent = make_agent(spec, "carcassonne", seed=seed)
-    if hasattr(agent, "values_agent"):  # pretrained:search: one search per table size
-        agent = agent.two if players == 2 else agent.tables.get(players, agent.table)
+    if isinstance(agent, TileTableAgent):  # pretrained:search: a search per table size
+        agent = agent.value_agent_at(players)
     if not isinstance(agent, ExpectimaxAgent):
         raise ValueError(f"teacher {spec!r} is not a search (expected pretrained:search=K:S)")
     return agent
