@@ -91,7 +91,8 @@ def plot(rows: list[dict], path: Path, title: str) -> None:
                    s=90, facecolors="none", edgecolors=bars[0].get_color())  # fmt: skip
     ticks = sorted({r["iteration"] for r in rows})
     ax.set_xticks(ticks, [label(t) for t in ticks])
-    ax.axhline(50, color="grey", linewidth=0.8)
+    players = rows[0].get("players", 2)  # rows from before the key: 2-player games
+    ax.axhline(100 / players, color="grey", linewidth=0.8, label=f"fair share ({players} seats)")
     ax.set_xlabel("iteration (start: the network the loop began from; circled: rejected)")
     ax.set_ylabel("win rate (%)")
     ax.set_title(title)
