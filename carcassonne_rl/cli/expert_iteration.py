@@ -141,6 +141,7 @@ DEFAULTS = {"carcassonne": ("pretrained:search=3:2", 1e-4),
 
 def run_expert_iteration(args: argparse.Namespace) -> int:
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
+    from carcassonne_rl.training.expert_iteration.loop import DEFAULTS as LOOP_DEFAULTS
     from carcassonne_rl.training.expert_iteration.positions import (
         check_variants,
         collect,
@@ -170,7 +171,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
 
     teacher, learning_rate = DEFAULTS[args.game]
     tile = args.game == "carcassonne"
-    tables = args.tables or ((2,) if tile else (2, 2, 3, 4, 5))
+    tables = args.tables or LOOP_DEFAULTS[args.game]["tables"]
     network = default_network(tables) if tile else None
     teacher = args.teacher or (f"{teacher}@{network}" if network else teacher)
     learning_rate = args.learning_rate or learning_rate
@@ -185,17 +186,13 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         return 0
     if args.game == "cardcassonne":
         return _fit_card(args, learning_rate, teacher)
-    from carcassonne_rl.agents.pretrained import pretrained_path, shipped_or_given
     from carcassonne_rl.training.expert_iteration.finetune import finetune
-
-    init_model = args.init_model or (shipped_or_given(network) if network
-                                     else pretrained_path("carcassonne"))  # fmt: skip
 
     reports: list[dict] = []
     try:
         data = load_positions(args.positions, games=args.games or None, seed=args.seed)
         net, _ = finetune(
-            data, init_model, args.epochs,
+            data, args.init_model or network, args.epochs,
             learning_rate=learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,

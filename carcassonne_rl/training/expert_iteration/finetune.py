@@ -100,7 +100,7 @@ def agreement(values: np.ndarray, data: dict[str, Any], rows: np.ndarray) -> dic
 
 def finetune(
     data: dict[str, Any],
-    init_model: str | Path,
+    init_model: str | Path | None,
     epochs: int = 10,
     learning_rate: float = 1e-4,
     batch_size: int = 512,
@@ -111,11 +111,16 @@ def finetune(
     seed: int = 0,
     on_epoch: Callable[[int, dict], None] | None = None,
 ) -> tuple[MLP, dict]:
-    """The network of ``init_model`` fine-tuned toward the search's expectations of
-    ``data`` (``positions.load_positions``); the report of the last epoch (epoch 0: the
-    network before fine-tuning)."""
+    """The network of ``init_model`` (a path or a shipped file's name; None: the shipped
+    2-player network) fine-tuned toward the search's expectations of ``data``
+    (``positions.load_positions``); the report of the last epoch (epoch 0: the network
+    before fine-tuning)."""
     import torch
 
+    from carcassonne_rl.agents.pretrained import pretrained_path, shipped_or_given
+
+    init_model = (shipped_or_given(str(init_model)) if init_model
+                  else pretrained_path("carcassonne"))  # fmt: skip
     net = load_value_net(init_model)
     if data["x"].shape[1] != net.inputs:
         raise ValueError(f"{init_model}: a {net_feature_set(net)} network of {net.inputs} "

@@ -126,7 +126,9 @@ class LoopConfig:
 
     def at_tables(self) -> bool:
         """Whether this is the tile loop at tables of 3-5 players (the table network's)."""
-        return self.game == "carcassonne" and max(self.tables) > 2
+        from .positions import default_network
+
+        return self.game == "carcassonne" and default_network(self.tables) is not None
 
     def first_network(self) -> str | None:
         """The first teacher's network: ``init_model``, else the tile game's default at its
@@ -238,7 +240,6 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
         done = {"rows": report["train_rows"], "decisions": int(len(set(data["decision"]))),
                 "games": int(data["files"])}  # fmt: skip
     else:
-        from carcassonne_rl.agents.pretrained import pretrained_path, shipped_or_given
         from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 
         from .finetune import finetune
@@ -249,8 +250,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
                              f"{network} plays alone")  # fmt: skip
         data = load_games(files)
         net, report = finetune(
-            data, shipped_or_given(network) if network else pretrained_path("carcassonne"),
-            config.epochs,
+            data, network, config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
             validation=config.validation, anchor_weight=config.anchor_weight,
             target_kind=config.target, weight=weight or NETWORK_2P_WEIGHT, seed=seed,
