@@ -72,7 +72,10 @@ def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...
         assert a == b
 
 
-@pytest.mark.parametrize("spec", ["pretrained", "pretrained:blend=0.6"])
+@pytest.mark.parametrize(
+    "spec",
+    ["pretrained", "pretrained:blend=0.6", "pretrained:blend=0.75@carcassonne_table_expert.npz"],
+)
 @pytest.mark.parametrize(
     ("players", "expansions"), [(3, ()), (4, ()), (5, ()), (4, ("messages", "labyrinth"))]
 )
@@ -80,7 +83,8 @@ def test_tile_agents_at_tables_ignore_what_no_seat_has_seen(
     spec: str, players: int, expansions: tuple[str, ...]
 ) -> None:
     """The tile ``pretrained`` at 3-5 players (the table network averaged with the
-    heuristic; the 5-player observation network) decides the same when the undrawn tiles
+    heuristic; the 5-player observation network), and the table network taught by its
+    search at 3 players, decide the same when the undrawn tiles
     (and message cards) are reshuffled mid-game."""
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
 
