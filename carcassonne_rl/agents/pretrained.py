@@ -1,40 +1,36 @@
-"""The trained agents shipped with the package: ``pretrained`` and ``pretrained:SIMS``.
+"""The trained agents shipped with the package: ``pretrained`` and ``pretrained(sims=N)``.
 
 The weights lie in ``carcassonne_rl/agents/pretrained_models/`` as ``.npz`` files (tensors
 and a JSON description only, loaded without pickle, see ``value_net``); ``models.json``
 there records how each was trained and how strong it measured. Loading needs no network
-access and no torch.
+access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``card-net-v4``,
+...) builds, and which one ``pretrained`` is an alias of, is ``agents.catalog``'s table.
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
-  forward pass per decision): at 2 players, since 2026-11-28, expert iteration's network
-  alone (``carcassonne_2p_expert.npz``: :data:`PRETRAINED_2P_FILE`); ``pretrained:blend=W``
-  and the searches use the 2-player network it was taught from (``carcassonne_2p.npz``,
-  features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned
-  against the heuristic), its margin averaged with the heuristic's
-  (``tile.blend.BlendedAgent``; ``pretrained`` played it so until 2026-11-28); at 3-5
-  players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
-  features ``table``; at 4 players, since 2026-11-28, that network fine-tuned with greedy
-  seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`), its margin averaged
-  with the heuristic's too, except at 5 players
-  without The Messages, where the 5-player observation network of ``pretrained-obs`` plays
-  (``tile.table_agent.OBS_TABLES``; until 2026-11-28 the observation networks played 3-5
-  players and the table network alone played with The Messages; docs/multiplayer.md);
-  ``pretrained:SIMS`` is ``tile.value_search.ValueSearchAgent``, the UCT search of
-  ``tile.mcts`` with the network valuing the leaves and the children's priors, ``SIMS``
-  simulations per decision.
+  forward pass per decision): at 2 players expert iteration's network alone
+  (``carcassonne_2p_expert.npz``: :data:`PRETRAINED_2P_FILE`); ``blend(weight=W)`` and the
+  searches use the 2-player network it was taught from (``carcassonne_2p.npz``, features
+  ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
+  the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``, as
+  ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
+  2-5 seats (``carcassonne_table.npz``, features ``table``; at 4 players that network
+  fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`),
+  its margin averaged with the heuristic's too, except at 5 players without The Messages,
+  where the 5-player observation network of ``pretrained-obs`` plays
+  (``tile.table_agent.OBS_TABLES``); ``pretrained(sims=N)`` is
+  ``tile.value_search.ValueSearchAgent``, the UCT search of ``tile.mcts`` with the network
+  valuing the leaves and the children's priors, ``N`` simulations per decision.
 - Card game: ``pretrained`` is ``card.value.CardSearchValueAgent`` over the search-value
-  network ``cardcassonne_netleaf.npz`` (since 2026-11-29: expert iteration with the network
-  valuing the search's leaves; of the card heuristic's 3 best turn options, the one the
-  network values most); ``pretrained:search[=W[:K[:H[:F]]]]`` is ``card.search.CardSearchAgent``
-  over it (:func:`make_card_search`; since 2026-11-29 the network values the rollouts' ends
-  at 2 players, the standings at 3-5, unless ``F`` names a leaf); ``pretrained:SIMS`` is
+  network ``cardcassonne_netleaf.npz`` (expert iteration with the network valuing the
+  search's leaves; of the card heuristic's 3 best turn options, the one the network values
+  most); ``search(...)`` is ``card.search.CardSearchAgent`` over it
+  (:func:`make_card_search`; the network values the rollouts' ends at 2 players, the
+  standings at 3-5, unless ``leaf`` says otherwise); ``pretrained(sims=N)`` is
   ``card.net_mcts.CardNetMCTSAgent``, ``mcts`` with the network's priors and leaf values.
-  The networks it played
-  before stay shipped under their names: ``cardcassonne_dmc.npz``
-  (``policy:cardcassonne_dmc.npz``, 2026-11-28), expert iteration's
-  ``cardcassonne_expert.npz`` (``policy:cardcassonne_expert.npz``, until 2026-11-28) and
-  the MaskablePPO policy ``cardcassonne_2p.npz``
-  (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
+  The networks it played before stay shipped under their names and pinned names:
+  ``cardcassonne_dmc.npz`` (``card-net-v3``), expert iteration's ``cardcassonne_expert.npz``
+  (``card-net-v2``) and the MaskablePPO policy ``cardcassonne_2p.npz`` (``card-net-v1``,
+  ``card.policy_net.CardNetAgent``).
 """
 
 from __future__ import annotations
@@ -56,13 +52,11 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 #: search`` and expert iteration average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
 #: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's network
-#: (since 2026-11-28; before, ``carcassonne_2p.npz`` averaged with the heuristic, which
-#: ``pretrained:blend=0.75`` still plays; chosen by measurement: docs/multiplayer.md)
+#: (``tile-net-v1`` played ``carcassonne_2p.npz`` averaged with the heuristic there)
 PRETRAINED_2P_FILE = "carcassonne_2p_expert.npz"
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
-# network fine-tuned with greedy seats (since 2026-11-28; chosen by measurement:
-# docs/multiplayer.md)
+# network fine-tuned with greedy seats
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
@@ -199,10 +193,10 @@ def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=W[:K[:H[:F]]]][@PATH]`` (card game): ``heuristic:search`` with the
     shipped search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:table``
-    since 2026-11-29: at 2 seats the network values the rollouts' ends (``F = net``), at 3-5
-    the standings with ``F`` = 1 do, as in ``heuristic:search``; ``net`` or a weight ``F``
-    holds at every table)."""
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:table``:
+    at 2 seats the network values the rollouts' ends (``F = net``), at 3-5 the standings with
+    ``F`` = 1 do, as in ``heuristic:search``; ``net`` or a weight ``F`` holds at every
+    table)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 

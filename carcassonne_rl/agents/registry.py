@@ -302,7 +302,9 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     check_game(game)
     text = spec.strip()
     if is_named(text):
-        return _make_named(text, game, seed)[0]
+        agent = _make_named(text, game, seed)[0]
+        assert agent is not None
+        return agent
     head, sep, rest = text.partition(":")
     if sep and head.lower() in RAW_FAMILIES:
         name, params = head.lower(), [rest]
@@ -736,30 +738,32 @@ def _canonical(family: str, v: dict[str, Any], game: str) -> str:
     return f"{family}({', '.join(parts)})" if parts else family
 
 
-def _make_named(text: str, game: str, seed: int | None) -> tuple[Agent, str, list[Path]]:
-    """A named spec's agent, its canonical spec and the model files it loads."""
+def _make_named(
+    text: str, game: str, seed: int | None, build: bool = True
+) -> tuple[Agent | None, str, list[Path]]:
+    """A named spec's agent (None without ``build``), its canonical spec and the model files
+    it loads."""
     from carcassonne_rl.agents.catalog import PINNED, pinned_for, resolve_alias
 
     parsed = parse(text)
     family = parsed.family
     label = family + text[text.index("(") :] if "(" in text else family
+    agent: Agent | None = None
     if family in PINNED:
         if parsed.args:
             raise ValueError(f"bad spec {text!r}: a pinned name takes no keys")
         entry = pinned_for(family, game)
-        agent = entry.build(seed)
-        agent.name = family
+        if build:
+            agent = entry.build(seed)
+            agent.name = family
         return agent, family, _shipped_files(entry.files)
     if family not in KEYS:
-        if family in FAMILIES or parsed.args:
-            if parsed.args:
-                raise ValueError(f"bad spec {text!r}: {family} takes no named keys")
-            agent = FAMILIES[family]([], game, seed)
+        if parsed.args:
+            raise ValueError(f"bad spec {text!r}: {family} takes no named keys")
+        factory = FAMILIES.get(family) or _installed_family(family, text)
+        if build:
+            agent = factory([], game, seed)
             agent.name = family
-            return agent, family, []
-        factory = _installed_family(family, text)
-        agent = factory([], game, seed)
-        agent.name = family
         return agent, family, []
     v = _values(text, family, parsed.args, game)
     _check_family_values(text, family, v, game)
@@ -768,20 +772,60 @@ def _make_named(text: str, game: str, seed: int | None) -> tuple[Agent, str, lis
         if v.get(key) is not None:
             written, net = (shipped_model if key == "model" else model_or_path)(v[key])
             v[key] = written
-    if v.get("agent") is not None:
-        v["agent"] = resolution(v["agent"], game)["named"]
-    if v.get("target") is not None:
-        v["target"] = resolution(v["target"], game)["named"]
+    if family == "policy" and v["path"] is not None:
+        net = Path(v["path"])
+        if not net.exists():
+            raise ValueError(f"bad spec {text!r}: no model file or run folder at {v['path']}")
+    inner: list[Path] = []
+    for key in ("agent", "target"):
+        if v.get(key) is not None:
+            v[key], inner = _resolve(v[key], game)
     canonical = _canonical(family, v, game)
     pinned = resolve_alias(canonical, game)
     if pinned is not None and family in ("pretrained", "search", "pretrained-obs"):
         entry = PINNED[pinned]
-        agent = entry.build(seed)
-        agent.name = label
+        if build:
+            agent = entry.build(seed)
+            agent.name = label
         return agent, canonical, _shipped_files(entry.files)
-    agent, files = _build_named(text, family, v, net, game, seed)
-    agent.name = label
+    files = _named_files(family, v, net, game) + inner
+    if build:
+        agent = _build_named(text, family, v, net, game, seed)
+        agent.name = label
     return agent, canonical, files
+
+
+def _named_files(family: str, v: dict[str, Any], net: Path | None, game: str) -> list[Path]:
+    """The model files the agent of a named spec's values loads (nested specs' aside)."""
+    from carcassonne_rl.agents.pretrained import pretrained_path
+
+    if family == "pretrained":  # with sims (without: the alias)
+        return [pretrained_path(game)]
+    if family == "search" and game == "carcassonne" or family == "blend":
+        return _tile_networks(net)
+    if family == "search" and v["base"] == "net":
+        return [net] if net is not None else [pretrained_path(game)]
+    if family == "policy" and net is not None:
+        return [_run_file(net)]
+    return []
+
+
+def _resolve(spec: str, game: str) -> tuple[str, list[Path]]:
+    """Any spec's canonical named form and the model files its agent loads (no agent built,
+    except to have a deprecated form's own message when it is bad)."""
+    text = spec.strip()
+    if is_named(text):
+        return _make_named(text, game, None, build=False)[1:]
+    try:
+        named = to_named(text, game)
+    except (ValueError, IndexError):
+        make_agent(text, game, None)  # its own message
+        raise ValueError(f"bad spec {spec!r}") from None
+    try:
+        return named, _make_named(named, game, None, build=False)[2]
+    except ValueError:
+        make_agent(text, game, None)  # its own message
+        raise
 
 
 def _shipped_files(names: tuple[str, ...]) -> list[Path]:
@@ -815,73 +859,54 @@ def _run_file(path: Path) -> Path:
 
 
 def _build_named(text: str, family: str, v: dict[str, Any], net: Path | None, game: str,
-                 seed: int | None) -> tuple[Agent, list[Path]]:  # fmt: skip
-    """The agent of a named spec's values (``net``: the file of its ``net=`` or ``model=``)
-    and the model files it loads."""
+                 seed: int | None) -> Agent:  # fmt: skip
+    """The agent of a named spec's values (``net``: the file of its ``net=``, ``model=`` or
+    ``path=``)."""
     from carcassonne_rl.agents import pretrained as shipped
 
     at = [f"@{net.resolve()}"] if net is not None else []
     if family in ("random", "greedy", "heuristic"):
-        return FAMILIES[family]([], game, seed), []
+        return FAMILIES[family]([], game, seed)
     if family == "mcts":
-        return _build(MCTS[game])(v["sims"], v["seconds"], seed), []
+        return _build(MCTS[game])(v["sims"], v["seconds"], seed)
     if family == "pretrained":  # with sims (without: the alias, resolved above)
-        return shipped.make_pretrained(game, v["sims"], seed), [shipped.pretrained_path(game)]
+        return shipped.make_pretrained(game, v["sims"], seed)
     if family == "search" and game == "carcassonne":
         params = [f"search={v['candidates']}", str(v["samples"]), *at]
-        return _pretrained_search(text, params, game, seed), _tile_networks(net)
+        return _pretrained_search(text, params, game, seed)
     if family == "search":
         leaf = format_value(v["leaf"])
         if v["base"] == "heuristic":
             leaf = "1" if v["leaf"] == "table" else leaf
             params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf]
-            return _heuristic_search(params, game, seed), []
+            return _heuristic_search(params, game, seed)
         params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf, *at]
-        files = [net] if net is not None else [shipped.pretrained_path(game)]
-        return shipped.make_card_search(params, seed), files
+        return shipped.make_card_search(params, seed)
     if family == "blend":
         params = [f"blend={format_value(v['weight'])}", *at]
-        return shipped.make_blend(params, seed), _tile_networks(net)
+        return shipped.make_blend(params, seed)
     if family == "pretrained-obs":
-        return shipped.make_pretrained_obs(seed), []
+        return shipped.make_pretrained_obs(seed)
     if family == "policy":
-        target = net if net is not None else Path(v["path"])
         try:
-            agent = load_trained(str(target), game, seed, shipped=False)
+            return load_trained(str(net), game, seed, shipped=False)
         except ValueError as err:
             raise ValueError(f"bad spec {text!r}: {err}") from None
-        return agent, [_run_file(target)]
     if family == "cheat-mcts":
-        return _cheat_mcts([str(v["sims"])], game, seed), []
+        return _cheat_mcts([str(v["sims"])], game, seed)
     if family == "cheat":
         from carcassonne_rl.agents.card.probes import CheatingCardSearchAgent
         from carcassonne_rl.agents.card.search import CardSearchAgent
 
-        search, _, files = _make_named_or_old(v["agent"], game, seed)
+        search = make_agent(v["agent"], game, seed)
         if not isinstance(search, CardSearchAgent):
             raise ValueError(f"bad spec {text!r}: cheat needs a card search, e.g. cheat(search)")
-        return CheatingCardSearchAgent(search, seed), files
+        return CheatingCardSearchAgent(search, seed)
     if family == "exploit":
-        frozen, _, files = _make_named_or_old(v["target"], game, seed)
-        probe = _build("carcassonne_rl.agents.card.probes:ExploitAgent")(frozen, v["sims"], seed)
-        return probe, files
+        frozen = make_agent(v["target"], game, seed)
+        return _build("carcassonne_rl.agents.card.probes:ExploitAgent")(frozen, v["sims"], seed)
     factory = FAMILIES.get(family) or _installed_family(family, text)  # openspiel
-    return factory([v["bot"], str(v["sims"])], game, seed), []
-
-
-def _make_named_or_old(spec: str, game: str, seed: int | None) -> tuple[Agent, str, list[Path]]:
-    """Any spec's agent, canonical named spec and model files."""
-    text = spec.strip()
-    if is_named(text):
-        return _make_named(text, game, seed)
-    named = to_named(text, game)
-    agent = make_agent(text, game, seed)
-    return agent, named, _make_named(named, game, seed)[2] if _loads_models(named) else []
-
-
-def _loads_models(named: str) -> bool:
-    return parse(named).family not in ("random", "greedy", "heuristic", "mcts", "cheat-mcts",
-                                       "openspiel")  # fmt: skip
+    return factory([v["bot"], str(v["sims"])], game, seed)
 
 
 def _model_value(path: str) -> tuple[bool, str]:
@@ -903,7 +928,7 @@ def to_named(spec: str, game: str) -> str:
     """The named equivalent (canonical form) of a deprecated positional spec."""
     text = spec.strip()
     if is_named(text):
-        return resolution(text, game)["named"]
+        return _resolve(text, game)[0]
     head, sep, rest = text.partition(":")
     name = head.lower()
     if sep and name == "policy":
@@ -1016,13 +1041,7 @@ def resolution(spec: str, game: str) -> dict[str, Any]:
     from carcassonne_rl.agents.pretrained import model_dir
 
     check_game(game)
-    text = spec.strip()
-    if is_named(text):
-        _, named, files = _make_named(text, game, None)
-    else:
-        make_agent(text, game, None)  # the deprecated form's own checks and messages
-        named = to_named(text, game)
-        files = _make_named(named, game, None)[2] if _loads_models(named) else []
+    named, files = _resolve(spec, game)
     pinned = resolve_alias(named, game)
     shipped = model_dir().resolve()
 
