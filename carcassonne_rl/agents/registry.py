@@ -540,8 +540,8 @@ _CARD_SEARCH = (
     Key("worlds", "int >= 1: worlds sampled from the seat's view", 8, _int_at_least(1)),
     Key("candidates", "int >= 1", 3, _int_at_least(1)),
     Key("horizon", "int >= 1: rounds played on", 1, _int_at_least(1)),
-    Key("leaf", "net, table (net at 2 players, 1 at 3-5) or a weight >= 0 of the future; "
-        "base=heuristic: a weight, default 1", "table", _leaf),
+    Key("leaf", "net, table (net at 2 players, 1 at 3-5) or a weight >= 0 of the future "
+        "(base=heuristic: a weight, 1 by default)", "table", _leaf),
 )  # fmt: skip
 _BOTH = ("carcassonne", "cardcassonne")
 GAME_WORDS = {"carcassonne": "the tile game (carcassonne)",
@@ -583,7 +583,7 @@ WHAT = {
     "greedy": "the move scoring most now",
     "heuristic": "one move ahead with a stronger estimate",
     "mcts": "Monte-Carlo tree search (the card game: over sampled hidden cards)",
-    "pretrained": "the shipped network (alias of the newest pinned one); sims: searched",
+    "pretrained": "the shipped network (alias of the newest pinned one; sims: searched)",
     "search": "the shipped search (no keys: alias of the newest pinned one)",
     "blend": "the table's value network averaged with the heuristic",
     "pretrained-obs": "the shipped policy reading only the observation (alias)",
@@ -627,19 +627,24 @@ def family_names() -> list[str]:
 
 
 def families_help(game: str | None = None) -> str:
-    """The families of ``game`` (both games: None) with their keys, a few lines for
-    ``--help``."""
+    """The families of ``game`` (both games: None) with their keys, and the pinned names, in
+    a few lines for ``--help`` and messages."""
+    from carcassonne_rl.agents.catalog import GAME_PREFIX, PINNED
+
     parts = []
     for family, per in KEYS.items():
-        games = [g for g in per if game in (None, g)]
-        if not games:
-            continue
-        keys = list(dict.fromkeys(k.name for g in games for k in per[g]))
-        only = "" if game is not None or len(games) == 2 else f" [{games[0]}]"
-        parts.append(f"{family}({', '.join(keys)}){only}" if keys else family + only)
-    return ("agent specs, family or family(key=value, ...): " + ", ".join(parts)
-            + "; pinned names and all keys: carcassonne-rl agents; quote specs with "
-            "parentheses in a shell")  # fmt: skip
+        shapes: dict[str, list[str]] = {}
+        for g, keys in per.items():
+            if game in (None, g):
+                text = f"{family}({', '.join(k.name for k in keys)})" if keys else family
+                shapes.setdefault(text, []).append(GAME_PREFIX[g])
+        for text, games in shapes.items():
+            only = f" [{games[0]}]" if game is None and len(per) == 1 or len(shapes) > 1 else ""
+            parts.append(text + only)
+    pinned = [p.name for p in PINNED.values() if game in (None, p.game)]
+    return (f"agent specs, family or family(key=value, ...): {', '.join(parts)}; pinned names: "
+            f"{', '.join(pinned)}; their keys and deprecated forms: carcassonne-rl agents "
+            "(a shell needs quotes around parentheses)")  # fmt: skip
 
 
 def _keys_message(family: str, game: str) -> str:
