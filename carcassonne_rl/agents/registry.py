@@ -763,9 +763,9 @@ def _make_named(
             agent.name = family
         return agent, family, _shipped_files(entry.files)
     if family not in KEYS:
+        factory = FAMILIES.get(family) or _installed_family(family, text)
         if parsed.args:
             raise ValueError(f"bad spec {text!r}: {family} takes no named keys")
-        factory = FAMILIES.get(family) or _installed_family(family, text)
         if build:
             agent = factory([], game, seed)
             agent.name = family
