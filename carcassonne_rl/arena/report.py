@@ -90,6 +90,10 @@ def resolved_table(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}" + ("" if n == 1 else "s")
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -119,7 +123,8 @@ def markdown_table(summary: dict) -> str:
     its lineup table first), then what each entry resolved to."""
     head = ""
     if "deals" in summary:
-        head = f"{summary['games']} games on {summary['deals']} deals.\n\n"
+        games, deals = summary["games"], summary["deals"]
+        head = f"{_count(games, 'game')} on {_count(deals, 'deal')}.\n\n"
     resolved = resolved_table(summary)
     tail = "\n" + resolved if resolved else ""
     if summary.get("versus"):
