@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 #: the short game names of pinned names
@@ -42,71 +43,19 @@ class Pinned:
         return f"docs/models/{self.card}.md"
 
 
-def _tile_net_v2(seed: int | None) -> Any:
-    from carcassonne_rl.agents.pretrained import make_pretrained
+def _shipped(function: str, *args: Any) -> Callable[[int | None], Any]:
+    """``build(seed)`` calling ``agents.pretrained.<function>(*args, seed)``."""
 
-    return make_pretrained("carcassonne", None, seed)
-
-
-def _tile_net_v1(seed: int | None) -> Any:
-    from carcassonne_rl.agents.pretrained import (
-        OBS_MODEL_FILE,
-        make_pretrained_obs,
-        model_dir,
-        pretrained_path,
-        table_network,
-        table_networks,
-    )
-    from carcassonne_rl.agents.tile.afterstate import load_value_net
-    from carcassonne_rl.agents.tile.blend import (
-        NETWORK_2P_WEIGHT,
-        PRETRAINED_TABLE_WEIGHTS,
-        BlendedAgent,
-    )
-    from carcassonne_rl.agents.tile.table_agent import TileTableAgent
-
-    two = BlendedAgent(load_value_net(pretrained_path("carcassonne")), NETWORK_2P_WEIGHT,
-                       seed=seed, name="pretrained")  # fmt: skip
-    table = table_network()
-    if table is None:
-        return two
-    obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
-
-    def blended(net: Any) -> Any:
-        return BlendedAgent(net, PRETRAINED_TABLE_WEIGHTS, seed=seed, name="pretrained")
-
-    return TileTableAgent(two, blended(table), seed, obs,
-                          tables={n: blended(t) for n, t in table_networks().items()})  # fmt: skip
-
-
-def _tile_search_v1(seed: int | None) -> Any:
-    from carcassonne_rl.agents.registry import make_agent
-
-    return make_agent("pretrained:search", "carcassonne", seed)
-
-
-def _tile_obs_v1(seed: int | None) -> Any:
-    from carcassonne_rl.agents.pretrained import make_pretrained_obs
-
-    return make_pretrained_obs(seed)
-
-
-def _card_net(file: str | None) -> Callable[[int | None], Any]:
     def build(seed: int | None) -> Any:
-        from carcassonne_rl.agents.pretrained import make_pretrained, shipped_file
-        from carcassonne_rl.agents.registry import load_trained
+        from carcassonne_rl.agents import pretrained
 
-        if file is None:
-            return make_pretrained("cardcassonne", None, seed)
-        return load_trained(str(shipped_file(file)), "cardcassonne", seed)
+        return getattr(pretrained, function)(*args, seed)
 
     return build
 
 
-def _card_search_v1(seed: int | None) -> Any:
-    from carcassonne_rl.agents.registry import make_agent
-
-    return make_agent("pretrained:search", "cardcassonne", seed)
+def _card_net(file: str) -> Callable[[int | None], Any]:
+    return _shipped("make_card_net", file)
 
 
 _TILE_TABLES = ("carcassonne_table.npz", "carcassonne_table_greedy.npz")
@@ -117,20 +66,21 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("tile-net-v1", "carcassonne",
            "2 players: carcassonne_2p.npz averaged 0.75/0.25 with the heuristic; 3-5 as "
            "tile-net-v2", ("carcassonne_2p.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne",
-           _tile_net_v1),
+           _shipped("make_tile_net_v1")),
     Pinned("tile-net-v2", "carcassonne",
            "2 players: expert iteration's network alone; 3-5: the table networks averaged "
            "with the heuristic (the observation network at 5 without The Messages)",
            ("carcassonne_2p_expert.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne_2p_expert",
-           _tile_net_v2),
+           _shipped("make_pretrained", "carcassonne", None)),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5",
-           ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne", _tile_search_v1,
+           ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne",
+           _shipped("make_tile_search", ["search"]),
            ("search",)),
     Pinned("tile-obs-v1", "carcassonne",
            "the policy reading only the carcassonne_v1 observation (one network per table size)",
-           _TILE_OBS, "carcassonne_obs", _tile_obs_v1),
+           _TILE_OBS, "carcassonne_obs", _shipped("make_pretrained_obs")),
     Pinned("card-net-v1", "cardcassonne", "the MaskablePPO policy network",
            ("cardcassonne_2p.npz",), "cardcassonne_ppo", _card_net("cardcassonne_2p.npz"),
            ("policy(model=cardcassonne_ppo)",)),
@@ -145,12 +95,14 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("card-net-v4", "cardcassonne",
            "expert iteration with the network valuing the search's leaves (search-value "
            "network ranking the heuristic's 3 best options)",
-           ("cardcassonne_netleaf.npz",), "cardcassonne", _card_net(None),
+           ("cardcassonne_netleaf.npz",), "cardcassonne",
+           _shipped("make_pretrained", "cardcassonne", None),
            ("policy(model=cardcassonne)",)),
     Pinned("card-search-v1", "cardcassonne",
            "8 sampled worlds, 3 candidates, 1 round of card-net-v4 rollouts; the leaf valued "
            "by the network at 2 players, by the standings at 3-5",
-           ("cardcassonne_netleaf.npz",), "cardcassonne", _card_search_v1, ("search",)),
+           ("cardcassonne_netleaf.npz",), "cardcassonne",
+           _shipped("make_card_search", ["search"]), ("search",)),
 )}  # fmt: skip
 
 #: per game, the aliases and the pinned name each resolves to now
@@ -186,3 +138,30 @@ def resolve_alias(spec: str, game: str) -> str | None:
         if entry.game == game and key in entry.same_as:
             return entry.name
     return None
+
+
+def shipped_model(text: str) -> tuple[str, Path]:
+    """``(models.json key, file)`` of the shipped model named by its key or file name."""
+    from carcassonne_rl.agents.pretrained import model_dir, model_info
+
+    info = model_info()
+    name = text.strip()
+    for key, entry in info.items():
+        if name in (key, entry.get("file")):
+            path = model_dir() / entry["file"]
+            if not path.is_file():
+                raise ValueError(f"shipped model {name} is not in this installation ({path})")
+            return key, path
+    raise ValueError(f"{name!r} is not a shipped model (models.json keys: {', '.join(info)}); "
+                     "a local file is a path: write ./FILE")  # fmt: skip
+
+
+def model_or_path(text: str) -> tuple[str, Path]:
+    """A ``net=`` value: a shipped model (a bare name) or a path (with a '/') ->
+    ``(how a canonical spec writes it, file)``."""
+    if "/" in text or "\\" in text:
+        path = Path(text)
+        if not path.is_file():
+            raise ValueError(f"no such network file {text}")
+        return text, path
+    return shipped_model(text)

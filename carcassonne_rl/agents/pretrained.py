@@ -256,3 +256,137 @@ def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
             tables[players] = nets[name]
     return TileObsPolicyAgent(nets[OBS_MODEL_FILE], seed=seed, name="pretrained-obs",
                               tables=tables)  # fmt: skip
+
+
+def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
+    """``pretrained:search[=K[:S]][@PATH]``: expectimax over the next tile for the ``K`` best
+    options, each reply followed by ``S`` sampled continuations to the searcher's next turn
+    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: a
+    2-player value network is searched at 2 players, played as ``policy:PATH`` plays it
+    (averaged with the heuristic if the file names a ``heuristic_blend`` weight, alone
+    otherwise) instead of the shipped network averaged with the heuristic; a table network
+    is searched at 3-5 players instead of the shipped one (both alone)."""
+    from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+
+    params, network, spec = split_network(params)
+    head, sep, value = params[0].partition("=")
+    try:
+        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
+            raise ValueError
+        candidates = int(value) if sep else 3
+        samples = int(params[1]) if len(params) == 2 else (0 if sep else 2)
+        if candidates < 1 or samples < 0 or (network is not None and not network.strip()):
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=K or "
+            "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
+            "continuations per reply), optionally followed by @PATH (a tile value network)"
+        ) from None
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
+
+    net, weight, table, tables = None, None, table_network(), table_networks()
+    if network is not None:
+        named, is_table, named_weight = named_network(spec, network)
+        if is_table:
+            table, tables = named, {}
+        else:
+            net, weight = named, named_weight
+    if net is None:
+        net, weight = load_value_net(pretrained_path("carcassonne")), NETWORK_2P_WEIGHT
+    two = ExpectimaxAgent(net, candidates, seed, weight=weight, samples=samples)
+    if table is None:
+        return two
+
+    def search(value_net: Any) -> ExpectimaxAgent:
+        return ExpectimaxAgent(value_net, candidates, seed, samples=samples)
+
+    return TileTableAgent(two, search(table), seed,
+                          tables={n: search(t) for n, t in tables.items()})  # fmt: skip
+
+
+def load_trained(path: str, game: str, seed: int | None = None, shipped: bool = True) -> Any:
+    """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
+    or card-game value network, an exported tile observation policy or card-game policy), an
+    RLlib export (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` /
+    ``.pt2``); with ``shipped``, a bare file name not in the current folder names a shipped
+    model file (the deprecated ``policy:NAME.npz``), without it a path is only a path."""
+    target = shipped_or_given(path) if shipped else Path(path)
+    if not shipped and not target.exists():
+        raise ValueError(f"no model file or run folder at {path}")
+    if target.is_dir():
+        for name in ("final_model.npz", "final_model.zip", "final_model.pt2"):
+            if (target / name).exists():
+                target = target / name
+                break
+    if target.suffix == ".npz":  # tensors-only: tile values, tile or card policies
+        from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND, CardNetAgent
+        from carcassonne_rl.agents.common.value_net import MLP
+        from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net
+        from carcassonne_rl.agents.tile.obs_policy.board_net import (
+            TileObsPolicyAgent,
+            is_tile_obs_policy,
+            load_tile_obs_policy,
+        )
+
+        if is_tile_obs_policy(target):
+            if game != "carcassonne":
+                raise ValueError(f"policy:{path} plays carcassonne, not {game}")
+            return TileObsPolicyAgent(load_tile_obs_policy(target), seed=seed)
+        from carcassonne_rl.agents.card.value import (
+            CARD_SEARCH_VALUE_KIND,
+            CARD_VALUE_KIND,
+            CardSearchValueAgent,
+            CardValueAgent,
+            load_card_net,
+            load_card_value_net,
+        )
+
+        net = MLP.load(target)
+        card_kinds = (CARD_POLICY_KIND, CARD_VALUE_KIND, CARD_SEARCH_VALUE_KIND)
+        plays = "cardcassonne" if net.meta.get("kind") in card_kinds else "carcassonne"
+        if plays != game:
+            raise ValueError(f"policy:{path} plays {plays}, not {game}")
+        if net.meta.get("kind") == CARD_VALUE_KIND:  # a card afterstate value network
+            return CardValueAgent(load_card_value_net(target), seed=seed)
+        if net.meta.get("kind") == CARD_SEARCH_VALUE_KIND:  # expert iteration's student
+            return CardSearchValueAgent(load_card_net(target), seed=seed)
+        if plays == "cardcassonne":
+            return CardNetAgent(net, seed=seed)
+        value_net = load_value_net(target)
+        if "heuristic_blend" in value_net.meta:  # trained to be averaged with the heuristic
+            from carcassonne_rl.agents.tile.blend import BlendedAgent
+
+            return BlendedAgent(value_net, float(value_net.meta["heuristic_blend"]), seed=seed)
+        return AfterstateAgent(value_net, seed=seed)
+    from carcassonne_rl.agents.policy_agent import PolicyAgent
+
+    agent = PolicyAgent.load(target, seed=seed)
+    if agent.game != game:
+        raise ValueError(f"policy:{path} plays {agent.game}, not {game}")
+    return agent
+
+
+def make_tile_net_v1(seed: int | None = None) -> BaseAgent:
+    """``tile-net-v1``: at 2 players ``carcassonne_2p.npz`` averaged with the heuristic (its
+    margin's share 0.75), at 3-5 players what ``pretrained`` plays there."""
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT, PRETRAINED_TABLE_WEIGHTS
+
+    two = BlendedAgent(load_value_net(pretrained_path("carcassonne")), NETWORK_2P_WEIGHT,
+                       seed=seed, name="pretrained")  # fmt: skip
+    table = table_network()
+    if table is None:
+        return two
+    obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
+
+    def blended(net: MLP) -> BlendedAgent:
+        return BlendedAgent(net, PRETRAINED_TABLE_WEIGHTS, seed=seed, name="pretrained")
+
+    return TileTableAgent(two, blended(table), seed, obs,
+                          tables={n: blended(t) for n, t in table_networks().items()})  # fmt: skip
+
+
+def make_card_net(name: str, seed: int | None = None) -> Any:
+    """The shipped card network file ``name`` as ``policy`` plays it (a search-value network
+    ranking the heuristic's options, or the PPO policy network)."""
+    return load_trained(str(shipped_file(name)), "cardcassonne", seed)
