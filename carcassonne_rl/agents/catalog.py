@@ -4,11 +4,11 @@ resolve to the newest of a role.
 
 ``<game>`` is ``tile`` (carcassonne) or ``card`` (cardcassonne); ``<role>`` is ``net`` (the
 one-move agent ``pretrained`` plays), ``search`` (``pretrained:search``) or ``obs``
-(``pretrained-obs``, tile game); ``<N>`` counts the agents of that role that can be rebuilt
-exactly from the shipped files. When ``pretrained`` moves to a new network, the new one gets
-the next ``N`` and the old name keeps building the old agent. Each entry says what it is, the
-model files it loads (shipped under ``carcassonne_rl/agents/pretrained_models/``) and the page
-of its model card (``docs/models/<models.json key>.md``).
+(``pretrained-obs``, tile game); ``<N>`` is the version within the role. When an alias moves
+to a new agent, that agent gets the next ``N`` and the old name keeps building the old agent.
+Each entry says what it is, the model files it loads (shipped under
+``carcassonne_rl/agents/pretrained_models/``) and the page of its model card
+(``docs/models/<models.json key>.md``).
 """
 
 from __future__ import annotations
