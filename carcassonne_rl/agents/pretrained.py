@@ -1,40 +1,36 @@
-"""The trained agents shipped with the package: ``pretrained`` and ``pretrained:SIMS``.
+"""The trained agents shipped with the package: ``pretrained`` and ``pretrained(sims=N)``.
 
 The weights lie in ``carcassonne_rl/agents/pretrained_models/`` as ``.npz`` files (tensors
 and a JSON description only, loaded without pickle, see ``value_net``); ``models.json``
 there records how each was trained and how strong it measured. Loading needs no network
-access and no torch.
+access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``card-net-v4``,
+...) builds, and which one ``pretrained`` is an alias of, is ``agents.catalog``'s table.
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
-  forward pass per decision): at 2 players, since 2026-11-28, expert iteration's network
-  alone (``carcassonne_2p_expert.npz``: :data:`PRETRAINED_2P_FILE`); ``pretrained:blend=W``
-  and the searches use the 2-player network it was taught from (``carcassonne_2p.npz``,
-  features ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned
-  against the heuristic), its margin averaged with the heuristic's
-  (``tile.blend.BlendedAgent``; ``pretrained`` played it so until 2026-11-28); at 3-5
-  players the network trained at tables of 2-5 seats (``carcassonne_table.npz``,
-  features ``table``; at 4 players, since 2026-11-28, that network fine-tuned with greedy
-  seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`), its margin averaged
-  with the heuristic's too, except at 5 players
-  without The Messages, where the 5-player observation network of ``pretrained-obs`` plays
-  (``tile.table_agent.OBS_TABLES``; until 2026-11-28 the observation networks played 3-5
-  players and the table network alone played with The Messages; docs/multiplayer.md);
-  ``pretrained:SIMS`` is ``tile.value_search.ValueSearchAgent``, the UCT search of
-  ``tile.mcts`` with the network valuing the leaves and the children's priors, ``SIMS``
-  simulations per decision.
+  forward pass per decision): at 2 players expert iteration's network alone
+  (``carcassonne_2p_expert.npz``: :data:`PRETRAINED_2P_FILE`); ``blend(weight=W)`` and the
+  searches use the 2-player network it was taught from (``carcassonne_2p.npz``, features
+  ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
+  the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``, as
+  ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
+  2-5 seats (``carcassonne_table.npz``, features ``table``; at 4 players that network
+  fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`),
+  its margin averaged with the heuristic's too, except at 5 players without The Messages,
+  where the 5-player observation network of ``pretrained-obs`` plays
+  (``tile.table_agent.OBS_TABLES``); ``pretrained(sims=N)`` is
+  ``tile.value_search.ValueSearchAgent``, the UCT search of ``tile.mcts`` with the network
+  valuing the leaves and the children's priors, ``N`` simulations per decision.
 - Card game: ``pretrained`` is ``card.value.CardSearchValueAgent`` over the search-value
-  network ``cardcassonne_netleaf.npz`` (since 2026-11-29: expert iteration with the network
-  valuing the search's leaves; of the card heuristic's 3 best turn options, the one the
-  network values most); ``pretrained:search[=W[:K[:H[:F]]]]`` is ``card.search.CardSearchAgent``
-  over it (:func:`make_card_search`; since 2026-11-29 the network values the rollouts' ends
-  at 2 players, the standings at 3-5, unless ``F`` names a leaf); ``pretrained:SIMS`` is
+  network ``cardcassonne_netleaf.npz`` (expert iteration with the network valuing the
+  search's leaves; of the card heuristic's 3 best turn options, the one the network values
+  most); ``search(...)`` is ``card.search.CardSearchAgent`` over it
+  (:func:`make_card_search`; the network values the rollouts' ends at 2 players, the
+  standings at 3-5, unless ``leaf`` says otherwise); ``pretrained(sims=N)`` is
   ``card.net_mcts.CardNetMCTSAgent``, ``mcts`` with the network's priors and leaf values.
-  The networks it played
-  before stay shipped under their names: ``cardcassonne_dmc.npz``
-  (``policy:cardcassonne_dmc.npz``, 2026-11-28), expert iteration's
-  ``cardcassonne_expert.npz`` (``policy:cardcassonne_expert.npz``, until 2026-11-28) and
-  the MaskablePPO policy ``cardcassonne_2p.npz``
-  (``policy:cardcassonne_2p.npz``, ``card.policy_net.CardNetAgent``).
+  The networks it played before stay shipped under their names and pinned names:
+  ``cardcassonne_dmc.npz`` (``card-net-v3``), expert iteration's ``cardcassonne_expert.npz``
+  (``card-net-v2``) and the MaskablePPO policy ``cardcassonne_2p.npz`` (``card-net-v1``,
+  ``card.policy_net.CardNetAgent``).
 """
 
 from __future__ import annotations
@@ -56,13 +52,11 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 #: search`` and expert iteration average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
 #: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's network
-#: (since 2026-11-28; before, ``carcassonne_2p.npz`` averaged with the heuristic, which
-#: ``pretrained:blend=0.75`` still plays; chosen by measurement: docs/multiplayer.md)
+#: (``tile-net-v1`` played ``carcassonne_2p.npz`` averaged with the heuristic there)
 PRETRAINED_2P_FILE = "carcassonne_2p_expert.npz"
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
-# network fine-tuned with greedy seats (since 2026-11-28; chosen by measurement:
-# docs/multiplayer.md)
+# network fine-tuned with greedy seats
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
@@ -199,10 +193,10 @@ def make_blend(params: list[str], seed: int | None = None) -> BaseAgent:
 def make_card_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=W[:K[:H[:F]]]][@PATH]`` (card game): ``heuristic:search`` with the
     shipped search-value network (or the one of ``@PATH``) as the base policy: it ranks the
-    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:table``
-    since 2026-11-29: at 2 seats the network values the rollouts' ends (``F = net``), at 3-5
-    the standings with ``F`` = 1 do, as in ``heuristic:search``; ``net`` or a weight ``F``
-    holds at every table)."""
+    candidates and plays every seat of the rollouts (``card.search``; default ``8:3:1:table``:
+    at 2 seats the network values the rollouts' ends (``F = net``), at 3-5 the standings with
+    ``F`` = 1 do, as in ``heuristic:search``; ``net`` or a weight ``F`` holds at every
+    table)."""
     from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
@@ -262,3 +256,137 @@ def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
             tables[players] = nets[name]
     return TileObsPolicyAgent(nets[OBS_MODEL_FILE], seed=seed, name="pretrained-obs",
                               tables=tables)  # fmt: skip
+
+
+def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
+    """``pretrained:search[=K[:S]][@PATH]``: expectimax over the next tile for the ``K`` best
+    options, each reply followed by ``S`` sampled continuations to the searcher's next turn
+    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: a
+    2-player value network is searched at 2 players, played as ``policy:PATH`` plays it
+    (averaged with the heuristic if the file names a ``heuristic_blend`` weight, alone
+    otherwise) instead of the shipped network averaged with the heuristic; a table network
+    is searched at 3-5 players instead of the shipped one (both alone)."""
+    from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+
+    params, network, spec = split_network(params)
+    head, sep, value = params[0].partition("=")
+    try:
+        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
+            raise ValueError
+        candidates = int(value) if sep else 3
+        samples = int(params[1]) if len(params) == 2 else (0 if sep else 2)
+        if candidates < 1 or samples < 0 or (network is not None and not network.strip()):
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=K or "
+            "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
+            "continuations per reply), optionally followed by @PATH (a tile value network)"
+        ) from None
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
+
+    net, weight, table, tables = None, None, table_network(), table_networks()
+    if network is not None:
+        named, is_table, named_weight = named_network(spec, network)
+        if is_table:
+            table, tables = named, {}
+        else:
+            net, weight = named, named_weight
+    if net is None:
+        net, weight = load_value_net(pretrained_path("carcassonne")), NETWORK_2P_WEIGHT
+    two = ExpectimaxAgent(net, candidates, seed, weight=weight, samples=samples)
+    if table is None:
+        return two
+
+    def search(value_net: Any) -> ExpectimaxAgent:
+        return ExpectimaxAgent(value_net, candidates, seed, samples=samples)
+
+    return TileTableAgent(two, search(table), seed,
+                          tables={n: search(t) for n, t in tables.items()})  # fmt: skip
+
+
+def load_trained(path: str, game: str, seed: int | None = None, shipped: bool = True) -> Any:
+    """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
+    or card-game value network, an exported tile observation policy or card-game policy), an
+    RLlib export (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` /
+    ``.pt2``); with ``shipped``, a bare file name not in the current folder names a shipped
+    model file (the deprecated ``policy:NAME.npz``), without it a path is only a path."""
+    target = shipped_or_given(path) if shipped else Path(path)
+    if not shipped and not target.exists():
+        raise ValueError(f"no model file or run folder at {path}")
+    if target.is_dir():
+        for name in ("final_model.npz", "final_model.zip", "final_model.pt2"):
+            if (target / name).exists():
+                target = target / name
+                break
+    if target.suffix == ".npz":  # tensors-only: tile values, tile or card policies
+        from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND, CardNetAgent
+        from carcassonne_rl.agents.common.value_net import MLP
+        from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net
+        from carcassonne_rl.agents.tile.obs_policy.board_net import (
+            TileObsPolicyAgent,
+            is_tile_obs_policy,
+            load_tile_obs_policy,
+        )
+
+        if is_tile_obs_policy(target):
+            if game != "carcassonne":
+                raise ValueError(f"policy:{path} plays carcassonne, not {game}")
+            return TileObsPolicyAgent(load_tile_obs_policy(target), seed=seed)
+        from carcassonne_rl.agents.card.value import (
+            CARD_SEARCH_VALUE_KIND,
+            CARD_VALUE_KIND,
+            CardSearchValueAgent,
+            CardValueAgent,
+            load_card_net,
+            load_card_value_net,
+        )
+
+        net = MLP.load(target)
+        card_kinds = (CARD_POLICY_KIND, CARD_VALUE_KIND, CARD_SEARCH_VALUE_KIND)
+        plays = "cardcassonne" if net.meta.get("kind") in card_kinds else "carcassonne"
+        if plays != game:
+            raise ValueError(f"policy:{path} plays {plays}, not {game}")
+        if net.meta.get("kind") == CARD_VALUE_KIND:  # a card afterstate value network
+            return CardValueAgent(load_card_value_net(target), seed=seed)
+        if net.meta.get("kind") == CARD_SEARCH_VALUE_KIND:  # expert iteration's student
+            return CardSearchValueAgent(load_card_net(target), seed=seed)
+        if plays == "cardcassonne":
+            return CardNetAgent(net, seed=seed)
+        value_net = load_value_net(target)
+        if "heuristic_blend" in value_net.meta:  # trained to be averaged with the heuristic
+            from carcassonne_rl.agents.tile.blend import BlendedAgent
+
+            return BlendedAgent(value_net, float(value_net.meta["heuristic_blend"]), seed=seed)
+        return AfterstateAgent(value_net, seed=seed)
+    from carcassonne_rl.agents.policy_agent import PolicyAgent
+
+    agent = PolicyAgent.load(target, seed=seed)
+    if agent.game != game:
+        raise ValueError(f"policy:{path} plays {agent.game}, not {game}")
+    return agent
+
+
+def make_tile_net_v1(seed: int | None = None) -> BaseAgent:
+    """``tile-net-v1``: at 2 players ``carcassonne_2p.npz`` averaged with the heuristic (its
+    margin's share 0.75), at 3-5 players what ``pretrained`` plays there."""
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT, PRETRAINED_TABLE_WEIGHTS
+
+    two = BlendedAgent(load_value_net(pretrained_path("carcassonne")), NETWORK_2P_WEIGHT,
+                       seed=seed, name="pretrained")  # fmt: skip
+    table = table_network()
+    if table is None:
+        return two
+    obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
+
+    def blended(net: MLP) -> BlendedAgent:
+        return BlendedAgent(net, PRETRAINED_TABLE_WEIGHTS, seed=seed, name="pretrained")
+
+    return TileTableAgent(two, blended(table), seed, obs,
+                          tables={n: blended(t) for n, t in table_networks().items()})  # fmt: skip
+
+
+def make_card_net(name: str, seed: int | None = None) -> Any:
+    """The shipped card network file ``name`` as ``policy`` plays it (a search-value network
+    ranking the heuristic's options, or the PPO policy network)."""
+    return load_trained(str(shipped_file(name)), "cardcassonne", seed)

@@ -1,49 +1,45 @@
-"""Agents by name: ``make_agent("mcts:1000", "carcassonne", seed=1)``.
+"""Agents by name: ``make_agent("mcts(sims=1000)", "carcassonne", seed=1)``.
 
-Spec syntax: ``name[:simulations[:seconds]]`` with names ``random``, ``greedy``,
-``heuristic`` (one move ahead with a stronger estimate: ``tile.heuristic``, ``card.heuristic``;
-``heuristic:search[=W[:K[:H[:F]]]]``: card game, rollouts of it in every seat over ``W``
-worlds drawn from the seat's view for its ``K`` best candidates, see ``card.search``),
-``mcts`` (``mcts:1000`` = 1,000 simulations; ``mcts:100000:0.5`` = at most 0.5 s per decision),
-``pretrained`` (the trained agent shipped with the package; ``pretrained:200``:
-network-guided search with 200 simulations, ``tile.value_search`` or ``card.net_mcts``;
-``pretrained:search[=K[:S]]``: tile game, expectimax over the next tile for the K best
-options, each reply followed by S sampled continuations (default ``search=3:2``), see
-``tile_search``; ``...@PATH`` searches over the
-tile value network ``PATH`` (a 2-player one at 2 players, a table one at 3-5), its case
-kept; ``pretrained:search[=W[:K[:H[:F]]]][@PATH]``: card game, ``heuristic:search`` over the
-shipped search-value network, which also values the rollouts' ends at 2 players unless ``F``
-names another leaf, see ``card.search``; ``pretrained:blend=W[@PATH]``: the
-table's network's margin, weight ``W``, averaged with the heuristic's, see ``tile_blend``),
-``pretrained-obs`` (tile game: the shipped policy that reads only the ``carcassonne_v1``
-observation, see ``tile_obs_net``), the card game's measuring instruments (``card.probes``):
-``cheat-mcts[:sims]`` (``mcts`` on the true hands: reads hidden cards by design),
-``cheat:SEARCH`` (the card search ``SEARCH`` on the true hands, likewise) and
-``exploit[:sims]:TARGET`` (a search best-responding to the frozen agent ``TARGET``),
-and ``policy:PATH`` for a model saved by a trainer
-(``runs/NAME/final_model.zip`` or ``.npz``, or the run folder; a tile value network whose
-file names a ``heuristic_blend`` weight plays averaged with the heuristic; a bare file name
-that is not in the current folder names a shipped model file, e.g.
-``policy:cardcassonne_2p.npz``, the card game's PPO policy).
+Specs are written in the named language of ``agents.spec``: ``family`` or
+``family(key=value, ...)``, each family's keys per game declared once in :data:`KEYS` (types,
+defaults, what they mean; ``carcassonne-rl agents`` lists them); a shipped agent also has a
+pinned name (``agents.catalog``: ``tile-net-v2``, ``card-net-v4``, ...), and ``pretrained``,
+``search`` and ``pretrained-obs`` are aliases of the newest. :func:`resolution` says what a
+spec resolved to (pinned name, model files with their sha256, package version).
+
+Deprecated, still accepted silently: the positional forms ``name[:param...][@PATH]``, e.g.
+``mcts:1000``, ``pretrained:search=8:3``, ``exploit:200:pretrained``, ``policy:PATH`` (a bare
+file name not in the current folder names a shipped model file); :data:`DEPRECATED` lists
+them with their named equivalents, :func:`to_named` translates one.
 
 Every family, built-in or not, is a factory ``(params, game, seed) -> Agent`` in
 :data:`FAMILIES` (a game's agent of a family: one more entry of its :func:`per_game` table);
 ``make_agent`` parses the spec, looks its family up, builds the agent and names it. Optional
 families come from installed packages' entry points (group :data:`ENTRY_POINT_GROUP`, loaded
-on first use, so ``openspiel:mcts:1000`` resolves in any process) or from
+on first use, so ``openspiel(bot=mcts, sims=1000)`` resolves in any process) or from
 :func:`register_agent_family`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from carcassonne_rl.agents.base import Agent
+from carcassonne_rl.agents.keys import (
+    DEPRECATED,
+    KEYS,
+    WHAT,
+    check_values,
+    families_help,
+    format_value,
+    values,
+)
+from carcassonne_rl.agents.positional import heuristic_search, pretrained, pretrained_search
+from carcassonne_rl.agents.resolve import to_named
+from carcassonne_rl.agents.spec import is_named, parse
 from carcassonne_rl.games.registry import check_game
-
-NAMES = ("random", "greedy", "heuristic", "mcts", "pretrained", "pretrained-obs", "cheat-mcts",
-         "cheat", "exploit")  # fmt: skip
 
 #: builds one family's agents: ``factory(params, game, seed)`` with ``params`` the spec's
 #: ``:``-separated parts after the name (lower case), for ``game`` a game name
@@ -190,58 +186,8 @@ HEURISTIC = no_params("heuristic", per_game("heuristic", {
 def _heuristic(params: list[str], game: str, seed: int | None) -> Agent:
     """``heuristic`` (either game) or ``heuristic:search[=W[:K[:H[:F]]]]`` (card game)."""
     if params and params[0].startswith("search"):
-        return _heuristic_search(params, game, seed)
+        return heuristic_search(params, game, seed)
     return HEURISTIC(params, game, seed)
-
-
-def _heuristic_search(params: list[str], game: str, seed: int | None) -> Agent:
-    """``heuristic:search[=W[:K[:H[:F]]]]``: card game, rollouts of ``heuristic`` in every
-    seat over ``W`` worlds drawn from the seat's view for its ``K`` best candidates, ``H``
-    rounds on, valued with the future weight ``F`` (see ``card.search``; default
-    ``search=8:3:1:1``)."""
-    spec = _spec("heuristic", params)
-    if game != "cardcassonne":
-        raise ValueError("heuristic:search exists for the card game (cardcassonne) only")
-    from carcassonne_rl.agents.card.search import CardSearchAgent, parse_search
-
-    try:
-        worlds, candidates, horizon, future = parse_search(params)
-    except ValueError:
-        raise ValueError(
-            f"bad spec {spec!r}: expected heuristic:search, heuristic:search=W, "
-            "heuristic:search=W:K, heuristic:search=W:K:H or heuristic:search=W:K:H:F (W >= 1 "
-            "sampled worlds, K >= 1 candidates searched, H >= 1 rounds played on, F >= 0 the "
-            "weight of the future in the leaf's value)"
-        ) from None
-    from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
-
-    return CardSearchAgent(CardHeuristicAgent, worlds, seed, candidates, horizon, future)
-
-
-def _pretrained(params: list[str], game: str, seed: int | None) -> Agent:
-    """``pretrained``, ``pretrained:SIMS``, ``pretrained:search[=K[:S]]``,
-    ``pretrained:blend=W``."""
-    from carcassonne_rl.agents.pretrained import make_pretrained
-
-    spec = _spec("pretrained", params)
-    if params and params[0].startswith("search"):
-        return _pretrained_search(spec, params, game, seed)
-    if params and params[0].startswith("blend"):
-        from carcassonne_rl.agents.pretrained import make_blend
-
-        if game != "carcassonne":
-            raise ValueError("pretrained:blend exists for the tile game only")
-        return make_blend(params, seed)
-    if params and params[-1].startswith("@"):
-        raise ValueError(f"bad spec {spec!r}: only pretrained:search[=K[:S]] and "
-                         "pretrained:blend=W take @PATH")  # fmt: skip
-    if len(params) > 1:
-        raise ValueError(f"bad spec {spec!r}: expected pretrained or pretrained:SIMS")
-    try:
-        sims = int(params[0]) if params else None
-    except ValueError:
-        raise ValueError(f"bad spec {spec!r}: SIMS must be an integer") from None
-    return make_pretrained(game, sims, seed)
 
 
 def _policy(params: list[str], game: str, seed: int | None) -> Agent:
@@ -264,7 +210,7 @@ FAMILIES: dict[str, Factory] = {
     })),
     "heuristic": _heuristic,
     "mcts": _mcts,
-    "pretrained": _pretrained,
+    "pretrained": pretrained,
     "pretrained-obs": no_params("pretrained-obs", per_game("pretrained-obs", {
         "carcassonne": seeded("carcassonne_rl.agents.pretrained:make_pretrained_obs"),
     }, "pretrained-obs plays the tile game (carcassonne) only")),
@@ -273,7 +219,6 @@ FAMILIES: dict[str, Factory] = {
     "cheat": _cheat,
     "exploit": _exploit,
 }  # fmt: skip
-BUILT_IN = frozenset(FAMILIES)
 
 
 def register_agent_family(name: str, factory: Factory) -> None:
@@ -296,14 +241,20 @@ def _installed_family(name: str, spec: str) -> Factory:
         return FAMILIES.setdefault(name, factory)
     if name in FAMILY_HINTS:
         raise ValueError(f"agent {spec!r} is not loaded: {FAMILY_HINTS[name]}")
-    raise ValueError(f"unknown agent {spec!r}; expected one of {', '.join(NAMES)}")
+    raise ValueError(
+        f"unknown agent {spec!r}; expected one of {', '.join(family_names())}, "
+        "or a pinned name (carcassonne-rl agents lists them)"
+    )
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
-    """Build the agent named by ``spec`` for ``game`` (``carcassonne`` / ``cardcassonne``):
-    its family's factory (:data:`FAMILIES`) gets the parameters, the game and the seed."""
+    """Build the agent named by ``spec`` for ``game`` (``carcassonne`` / ``cardcassonne``): a
+    named spec (``family(key=value, ...)``, a pinned name or an alias) or a deprecated
+    positional one (its family's factory in :data:`FAMILIES` gets the parameters)."""
     check_game(game)
     text = spec.strip()
+    if is_named(text):
+        return _make_named(text, game, seed)
     head, sep, rest = text.partition(":")
     if sep and head.lower() in RAW_FAMILIES:
         name, params = head.lower(), [rest]
@@ -319,120 +270,139 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     return agent
 
 
-def _pretrained_search(spec: str, params: list[str], game: str, seed: int | None) -> Agent:
-    """``pretrained:search[=K[:S]][@PATH]``: expectimax over the next tile for the ``K`` best
-    options, each reply followed by ``S`` sampled continuations to the searcher's next turn
-    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: a
-    2-player value network is searched at 2 players, played as ``policy:PATH`` plays it
-    (averaged with the heuristic if the file names a ``heuristic_blend`` weight, alone
-    otherwise) instead of the shipped network averaged with the heuristic; a table network
-    is searched at 3-5 players instead of the shipped one (both alone)."""
-    from carcassonne_rl.agents.pretrained import pretrained_path
-    from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+def load_trained(path: str, game: str, seed: int | None = None, shipped: bool = True) -> Agent:
+    """A model saved by a trainer as an agent (``pretrained.load_trained``)."""
+    from carcassonne_rl.agents.pretrained import load_trained as load
 
-    if game == "cardcassonne":
-        from carcassonne_rl.agents.pretrained import make_card_search
-
-        return make_card_search(params, seed)
-    from carcassonne_rl.agents.pretrained import split_network
-
-    params, network, spec = split_network(params)
-    head, sep, value = params[0].partition("=")
-    try:
-        if head != "search" or len(params) > 2 or (len(params) == 2 and not sep):
-            raise ValueError
-        candidates = int(value) if sep else 3
-        samples = int(params[1]) if len(params) == 2 else (0 if sep else 2)
-        if candidates < 1 or samples < 0 or (network is not None and not network.strip()):
-            raise ValueError
-    except ValueError:
-        raise ValueError(
-            f"bad spec {spec!r}: expected pretrained:search, pretrained:search=K or "
-            "pretrained:search=K:S (K >= 1 candidates searched, S >= 0 sampled "
-            "continuations per reply), optionally followed by @PATH (a tile value network)"
-        ) from None
-    from carcassonne_rl.agents.pretrained import named_network, table_network, table_networks
-    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
-    from carcassonne_rl.agents.tile.table_agent import TileTableAgent
-
-    net, weight, table, tables = None, None, table_network(), table_networks()
-    if network is not None:
-        named, is_table, named_weight = named_network(spec, network)
-        if is_table:
-            table, tables = named, {}
-        else:
-            net, weight = named, named_weight
-    if net is None:
-        from carcassonne_rl.agents.tile.afterstate import load_value_net
-
-        net, weight = load_value_net(pretrained_path(game)), NETWORK_2P_WEIGHT
-    two = ExpectimaxAgent(net, candidates, seed, weight=weight, samples=samples)
-    if table is None:
-        return two
-
-    def search(value_net: Any) -> ExpectimaxAgent:
-        return ExpectimaxAgent(value_net, candidates, seed, samples=samples)
-
-    return TileTableAgent(two, search(table), seed,
-                          tables={n: search(t) for n, t in tables.items()})  # fmt: skip
+    return load(path, game, seed, shipped)
 
 
-def load_trained(path: str, game: str, seed: int | None = None) -> Agent:
-    """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
-    or card-game value network, an exported tile observation policy or card-game policy), an
-    RLlib export (``.pt2``) or a run folder holding one (``final_model.npz`` / ``.zip`` /
-    ``.pt2``)."""
-    from carcassonne_rl.agents.pretrained import shipped_or_given
+def _make_named(text: str, game: str, seed: int | None) -> Agent:
+    """The agent of a named spec (a family with keys, a pinned name or an alias)."""
+    from carcassonne_rl.agents.catalog import (
+        ALIASES,
+        PINNED,
+        model_or_path,
+        pinned_for,
+        shipped_model,
+    )
 
-    target = shipped_or_given(path)
-    if target.is_dir():
-        for name in ("final_model.npz", "final_model.zip", "final_model.pt2"):
-            if (target / name).exists():
-                target = target / name
-                break
-    if target.suffix == ".npz":  # tensors-only: tile values, tile or card policies
-        from carcassonne_rl.agents.card.policy_net import CARD_POLICY_KIND, CardNetAgent
-        from carcassonne_rl.agents.common.value_net import MLP
-        from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net
-        from carcassonne_rl.agents.tile.obs_policy.board_net import (
-            TileObsPolicyAgent,
-            is_tile_obs_policy,
-            load_tile_obs_policy,
-        )
-
-        if is_tile_obs_policy(target):
-            if game != "carcassonne":
-                raise ValueError(f"policy:{path} plays carcassonne, not {game}")
-            return TileObsPolicyAgent(load_tile_obs_policy(target), seed=seed)
-        from carcassonne_rl.agents.card.value import (
-            CARD_SEARCH_VALUE_KIND,
-            CARD_VALUE_KIND,
-            CardSearchValueAgent,
-            CardValueAgent,
-            load_card_net,
-            load_card_value_net,
-        )
-
-        net = MLP.load(target)
-        card_kinds = (CARD_POLICY_KIND, CARD_VALUE_KIND, CARD_SEARCH_VALUE_KIND)
-        plays = "cardcassonne" if net.meta.get("kind") in card_kinds else "carcassonne"
-        if plays != game:
-            raise ValueError(f"policy:{path} plays {plays}, not {game}")
-        if net.meta.get("kind") == CARD_VALUE_KIND:  # a card afterstate value network
-            return CardValueAgent(load_card_value_net(target), seed=seed)
-        if net.meta.get("kind") == CARD_SEARCH_VALUE_KIND:  # expert iteration's student
-            return CardSearchValueAgent(load_card_net(target), seed=seed)
-        if plays == "cardcassonne":
-            return CardNetAgent(net, seed=seed)
-        value_net = load_value_net(target)
-        if "heuristic_blend" in value_net.meta:  # trained to be averaged with the heuristic
-            from carcassonne_rl.agents.tile.blend import BlendedAgent
-
-            return BlendedAgent(value_net, float(value_net.meta["heuristic_blend"]), seed=seed)
-        return AfterstateAgent(value_net, seed=seed)
-    from carcassonne_rl.agents.policy_agent import PolicyAgent
-
-    agent = PolicyAgent.load(target, seed=seed)
-    if agent.game != game:
-        raise ValueError(f"policy:{path} plays {agent.game}, not {game}")
+    parsed = parse(text)
+    family = parsed.family
+    label = family + text[text.index("(") :] if "(" in text else family
+    if family in PINNED:
+        if parsed.args:
+            raise ValueError(f"bad spec {text!r}: a pinned name takes no keys")
+        agent = pinned_for(family, game).build(seed)
+        agent.name = family
+        return agent
+    if family not in KEYS:
+        factory = FAMILIES.get(family) or _installed_family(family, text)
+        if parsed.args:
+            raise ValueError(f"bad spec {text!r}: {family} takes no named keys")
+        agent = factory([], game, seed)
+        agent.name = family
+        return agent
+    v = values(text, family, parsed.args, game)
+    check_values(text, family, v, game)
+    net = None
+    for key in ("net", "model"):
+        if v.get(key) is not None:
+            v[key], net = (shipped_model if key == "model" else model_or_path)(v[key])
+    if family == "policy" and v["path"] is not None:
+        net = Path(v["path"])
+        if not net.exists():
+            raise ValueError(f"bad spec {text!r}: no model file or run folder at {v['path']}")
+    if family in ("pretrained", "pretrained-obs") and v.get("sims") is None:
+        agent = PINNED[ALIASES[game][family]].build(seed)  # the alias's pinned agent
+    else:
+        agent = _build_named(text, family, v, net, game, seed)
+    agent.name = label
     return agent
+
+
+def _build_named(text: str, family: str, v: dict[str, Any], net: Path | None, game: str,
+                 seed: int | None) -> Agent:  # fmt: skip
+    """The agent of a named spec's values (``net``: the file of its ``net=``, ``model=`` or
+    ``path=``)."""
+    from carcassonne_rl.agents import pretrained as shipped
+
+    at = [f"@{net.resolve()}"] if net is not None else []
+    if family in ("random", "greedy", "heuristic"):
+        return FAMILIES[family]([], game, seed)
+    if family == "mcts":
+        return _build(MCTS[game])(v["sims"], v["seconds"], seed)
+    if family == "pretrained":  # with sims (without: the alias, resolved above)
+        return shipped.make_pretrained(game, v["sims"], seed)
+    if family == "search" and game == "carcassonne":
+        params = [f"search={v['candidates']}", str(v["samples"]), *at]
+        return pretrained_search(text, params, game, seed)
+    if family == "search":
+        leaf = format_value(v["leaf"])
+        if v["base"] == "heuristic":
+            leaf = "1" if v["leaf"] == "table" else leaf
+            params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf]
+            return heuristic_search(params, game, seed)
+        params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf, *at]
+        return shipped.make_card_search(params, seed)
+    if family == "blend":
+        params = [f"blend={format_value(v['weight'])}", *at]
+        return shipped.make_blend(params, seed)
+    if family == "pretrained-obs":
+        return shipped.make_pretrained_obs(seed)
+    if family == "policy":
+        try:
+            return load_trained(str(net), game, seed, shipped=False)
+        except ValueError as err:
+            raise ValueError(f"bad spec {text!r}: {err}") from None
+    if family == "cheat-mcts":
+        return _cheat_mcts([str(v["sims"])], game, seed)
+    if family == "cheat":
+        from carcassonne_rl.agents.card.probes import CheatingCardSearchAgent
+        from carcassonne_rl.agents.card.search import CardSearchAgent
+
+        search = make_agent(v["agent"], game, seed)
+        if not isinstance(search, CardSearchAgent):
+            raise ValueError(f"bad spec {text!r}: cheat needs a card search, e.g. cheat(search)")
+        return CheatingCardSearchAgent(search, seed)
+    if family == "exploit":
+        frozen = make_agent(v["target"], game, seed)
+        return _build("carcassonne_rl.agents.card.probes:ExploitAgent")(frozen, v["sims"], seed)
+    factory = FAMILIES.get(family) or _installed_family(family, text)  # openspiel
+    return factory([v["bot"], str(v["sims"])], game, seed)
+
+
+def family_names() -> list[str]:
+    """Every family a spec may name: the named language's, the built-in positional ones, the
+    optional and the registered ones."""
+    return list(dict.fromkeys([*KEYS, *FAMILIES, *FAMILY_HINTS]))
+
+
+def resolution(spec: str, game: str) -> dict[str, Any]:
+    """What ``spec`` resolves to in ``game`` (``agents.resolve.record``): the spec as given,
+    its named form (``named``), the pinned name (or None), each model file its agent loads
+    with its sha256, and the package version; one ``ValueError`` line if the spec is bad."""
+    from carcassonne_rl.agents.catalog import PINNED
+    from carcassonne_rl.agents.resolve import record
+
+    check_game(game)
+    text = spec.strip()
+    family = parse(text).family if is_named(text) else None
+    if family is not None and family not in KEYS and family not in PINNED:
+        FAMILIES.get(family) or _installed_family(family, text)  # an unknown one's message
+    try:
+        return record(spec, game)
+    except (ValueError, IndexError) as err:
+        if not is_named(text):
+            make_agent(text, game)  # the deprecated form's own message
+        if isinstance(err, ValueError):
+            raise
+        raise ValueError(f"bad spec {spec!r}") from None
+
+
+#: every name the registry reserves (families cannot be registered under them)
+BUILT_IN = frozenset(FAMILIES) | {"search", "blend"}
+#: the built-in families (the named language's and the positional ones)
+NAMES = tuple(n for n in dict.fromkeys([*KEYS, *FAMILIES]) if n != "openspiel")
+__all__ = ["DEPRECATED", "FAMILIES", "KEYS", "NAMES", "WHAT", "families_help", "load_trained",
+           "make_agent", "register_agent_family", "resolution", "to_named"]  # fmt: skip

@@ -40,12 +40,16 @@ def evaluate_spec(
     address: str | None = None,
 ) -> list[dict]:
     """One row per opponent: the agent ``me``'s (a spec) win rate (95% CI), mean margin,
-    games, time/move.
+    deals, games, time/move, and what ``me`` resolved to (``resolved``: its pinned name,
+    model files with their sha256, the package version).
 
     Each deal is played once from every seat (seats rotated); with more than 2 players the
     other seats are all that opponent. ``address``: play on that Ray cluster (see
     ``arena.run_jobs``)."""
+    from carcassonne_rl.agents.registry import resolution
+
     setup = Setup(game, players, tuple(expansions))
+    resolved = resolution(me, game)
     rows = []
     session = contextlib.nullcontext()
     if address:  # one Ray connection for all the opponents (run_jobs reuses it)
@@ -63,27 +67,37 @@ def evaluate_spec(
             rows.append(
                 {
                     "opponent": opp,
+                    "deals": deals,
                     "games": stats["games"],
                     "win_rate": stats["win_rate"],
                     "win_rate_ci95": stats["win_rate_ci95"],
                     "mean_margin": stats["mean_margin"],
                     "mean_margin_ci95": stats["mean_margin_ci95"],
                     "ms_per_decision": stats["ms_per_decision"],
+                    "resolved": resolved,
                 }
             )
     return rows
 
 
 def markdown_rows(rows: Sequence[dict], title: str) -> str:
-    """A markdown table of evaluation rows."""
+    """A markdown table of evaluation rows, then what the agent resolved to."""
     lines = [
-        f"| {title} vs | games | win rate | 95% CI | mean margin |",
-        "|---|---:|---:|---|---:|",
+        f"| {title} vs | deals | games | win rate | 95% CI | mean margin |",
+        "|---|---:|---:|---:|---|---:|",
     ]
     for r in rows:
         lo, hi = r["win_rate_ci95"]
         lines.append(
-            f"| {r['opponent']} | {r['games']} | {100 * r['win_rate']:.1f}% | "
-            f"{100 * lo:.1f}-{100 * hi:.1f}% | {r['mean_margin']:+.1f} |"
+            f"| {r['opponent']} | {r.get('deals', '')} | {r['games']} | "
+            f"{100 * r['win_rate']:.1f}% | {100 * lo:.1f}-{100 * hi:.1f}% | "
+            f"{r['mean_margin']:+.1f} |"
         )
+    resolved = rows[0].get("resolved") if rows else None
+    if resolved:
+        files = ", ".join(f"{f['file']} (sha256 {f['sha256']})" for f in resolved["files"])
+        lines += ["", f"{title}: `{resolved['spec']}` = `{resolved['named']}`"
+                  + (f", pinned {resolved['pinned']}" if resolved["pinned"] else "")
+                  + (f"; model files: {files}" if files else "")
+                  + f"; carcassonne-rl {resolved['version']}"]  # fmt: skip
     return "\n".join(lines)

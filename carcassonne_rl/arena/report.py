@@ -1,4 +1,8 @@
-"""Summaries of a match: JSON, CSV (one row per game), a markdown table and a ratings plot."""
+"""Summaries of a match: JSON, CSV (one row per game), a markdown table and a ratings plot.
+
+Every report records what each entry's spec resolved to (``agents.registry.resolution``: its
+named form, its pinned name, each model file with its sha256, the package version), and says
+how many deals and how many games (a deal played from every seat is several games)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .match import GameResult, Setup
+from .match import GameResult, Setup, entry_labels
 from .ratings import elo_ratings, entry_stats, pairwise, rating_intervals, versus_stats
 
 
@@ -34,13 +38,60 @@ def summarize(
         "players": setup.players,
         "expansions": list(setup.expansions),
         "games": len(results),
+        "deals": len({r.deal for r in results}),
         **(extra or {}),
         "entries": stats,
         "pairwise_wins": table,
+        "resolved": resolved_entries(labels, setup.game, extra),
     }
     if versus:
         out["versus"] = [versus_stats(results, li, a, o) for li, (a, o) in enumerate(versus)]
     return out
+
+
+def resolved_entries(labels: Sequence[str], game: str, extra: dict | None = None) -> dict:
+    """Each entry's resolution (``agents.registry.resolution``) by label; the specs come from
+    ``extra``'s ``agents`` and ``opponents`` where it has them, else from the labels."""
+    from carcassonne_rl.agents.registry import resolution
+
+    extra = extra or {}
+    specs = [*extra.get("agents", []), *extra.get("opponents", [])]
+    if sorted(entry_labels(specs)) != sorted(labels):
+        specs = [label.partition("#")[0] if label.rpartition("#")[2].isdigit() else label
+                 for label in labels]  # fmt: skip
+    out = {}
+    for label, spec in zip(entry_labels(specs), specs, strict=True):
+        try:
+            out[label] = resolution(spec, game)
+        except (ValueError, OSError) as err:  # an entry no longer buildable here
+            out[label] = {"spec": spec, "error": str(err)}
+    return out
+
+
+def resolved_table(summary: dict) -> str:
+    """What each entry resolved to: its named form, pinned name and model files."""
+    resolved = summary.get("resolved") or {}
+    if not resolved:
+        return ""
+    versions = {r.get("version") for r in resolved.values() if "version" in r}
+    lines = [
+        f"Agents as resolved (carcassonne-rl {', '.join(map(str, versions)) or 'unknown'}; "
+        "sha256 to 12 digits, in full in arena.json):",
+        "",
+        "| agent | named form | pinned name | model files (sha256) |",
+        "|---|---|---|---|",
+    ]
+    for label, r in resolved.items():
+        if "error" in r:
+            lines.append(f"| {label} | | | not resolved: {r['error']} |")
+            continue
+        files = ", ".join(f"{f['file']} ({f['sha256'][:12]})" for f in r["files"])
+        lines.append(f"| {label} | `{r['named']}` | {r['pinned'] or ''} | {files} |")
+    return "\n".join(lines) + "\n"
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}" + ("" if n == 1 else "s")
 
 
 def _pct(x: float) -> str:
@@ -68,10 +119,17 @@ def versus_table(summary: dict) -> str:
 
 
 def markdown_table(summary: dict) -> str:
-    """One row per entry, best rating first (a versus match: its lineup table first)."""
+    """The count of deals and games, one row per entry, best rating first (a versus match:
+    its lineup table first), then what each entry resolved to."""
+    head = ""
+    if "deals" in summary:
+        games, deals = summary["games"], summary["deals"]
+        head = f"{_count(games, 'game')} on {_count(deals, 'deal')}.\n\n"
+    resolved = resolved_table(summary)
+    tail = "\n" + resolved if resolved else ""
     if summary.get("versus"):
-        return versus_table(summary) + "\n" + entries_table(summary)
-    return entries_table(summary)
+        return head + versus_table(summary) + "\n" + entries_table(summary) + tail
+    return head + entries_table(summary) + tail
 
 
 def entries_table(summary: dict) -> str:
@@ -97,18 +155,35 @@ def entries_table(summary: dict) -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def write_csv(results: Sequence[GameResult], path: Path) -> None:
+def write_csv(results: Sequence[GameResult], path: Path, resolved: dict | None = None) -> None:
+    """One row per game; with ``resolved`` (:func:`resolved_entries`), each seat's pinned name
+    and model files (``FILE=SHA256`` separated by spaces) and the package version too."""
     n = max(len(r.seats) for r in results) if results else 0
+    resolved = resolved or {}
+    seat_keys = ("agent", "score", "pinned", "models") if resolved else ("agent", "score")
+    versions = {str(r.get("version")) for r in resolved.values() if "version" in r}
+
+    def seat(r: GameResult, i: int) -> list:
+        cells = [r.seats[i], r.scores[i]]
+        if resolved:
+            res = resolved.get(r.seats[i], {})
+            files = " ".join(f"{f['file']}={f['sha256']}" for f in res.get("files", []))
+            cells += [res.get("pinned") or "", files]
+        return cells
+
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(
             ["lineup", "deal", "rotation"]
-            + [f"seat{i}_{k}" for i in range(n) for k in ("agent", "score")]
+            + [f"seat{i}_{k}" for i in range(n) for k in seat_keys]
             + ["winners"]
+            + (["version"] if resolved else [])
         )
         for r in results:
-            cells = [x for i in range(len(r.seats)) for x in (r.seats[i], r.scores[i])]
-            w.writerow([r.lineup, r.deal, r.rotation, *cells, " ".join(map(str, r.winners))])
+            cells = [x for i in range(len(r.seats)) for x in seat(r, i)]
+            tail = [" ".join(sorted(versions))] if resolved else []
+            w.writerow([r.lineup, r.deal, r.rotation, *cells, " ".join(map(str, r.winners)),
+                        *tail])  # fmt: skip
 
 
 def plot_ratings(summary: dict, path: Path) -> None:
@@ -172,7 +247,7 @@ def write_report(summary: dict, results: Sequence[GameResult], out_dir: Path) ->
     }
     data = dict(summary, results=[r.to_dict() for r in results])
     paths["json"].write_text(json.dumps(data, indent=1))
-    write_csv(results, paths["csv"])
+    write_csv(results, paths["csv"], summary.get("resolved"))
     text = markdown_table(summary)
     if summary.get("seed") is not None:
         seed = summary["seed"]

@@ -18,6 +18,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from carcassonne_rl.agents.registry import families_help
 from carcassonne_rl.arena.game_log import GameLog, GameLogError
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
@@ -38,14 +39,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents",
         required=True,
-        help="comma-separated agent specs: random, greedy, heuristic, "
-        "mcts[:sims[:seconds]], pretrained, pretrained:SIMS, pretrained:search[=K[:S]], "
-        "pretrained:blend=W (tile game), heuristic:search[=W[:K[:H[:F]]]], "
-        "pretrained:search[=W[:K[:H[:F]]]] (F = table by default: net at 2 players, 1 at "
-        "3-5), cheat-mcts[:sims], cheat:SEARCH (sees the hands: a ceiling), "
-        "exploit[:sims]:TARGET (a probe searching against TARGET) (card game), "
-        "policy:PATH (a model saved by train, e.g. policy:runs/tile/final_model.zip), "
-        "openspiel:mcts[:sims] / openspiel:ismcts[:sims] (OpenSpiel's bots; the openspiel extra)",
+        help="comma-separated " + families_help() + "; e.g. --agents "
+        "'greedy,search(candidates=3, samples=2)'",
     )
     p.add_argument(
         "--opponents",

@@ -97,12 +97,16 @@ def expansions(text: str) -> tuple[str, ...]:
 def agent_specs(
     text: str, game: str, option: str, expansions: tuple[str, ...] | None = None
 ) -> list[str]:
-    """Comma-separated agent specs, each checked by building it (``UserError`` if bad);
-    with ``expansions``, also that each agent plays that expansion set (an agent may say
-    it does not with ``check_expansions(expansions)``)."""
+    """Comma-separated agent specs (split outside parentheses), each checked by building it
+    (``UserError`` if bad); with ``expansions``, also that each agent plays that expansion
+    set (an agent may say it does not with ``check_expansions(expansions)``)."""
     from carcassonne_rl.agents import make_agent
+    from carcassonne_rl.agents.spec import split_specs
 
-    specs = [s.strip() for s in text.split(",") if s.strip()]
+    try:
+        specs = split_specs(text)
+    except ValueError as err:
+        raise UserError(f"{option}: {err}") from None
     if not specs:
         raise UserError(f"{option} names no agent")
     for spec in specs:

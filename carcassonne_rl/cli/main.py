@@ -61,6 +61,7 @@ def _add_bench_parser(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``carcassonne-rl`` and all its sub-commands (parsing runs nothing)."""
+    from .agents import add_agents_parser
     from .arena import add_arena_parser
     from .distill import add_distill_parser
     from .expert_iteration import add_expert_iteration_parser
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_play_parser(sub)
     add_replay_parser(sub)
     add_fuzz_parser(sub)
+    add_agents_parser(sub)
     return parser
 
 
@@ -126,6 +128,10 @@ def _run(args: argparse.Namespace) -> int:
         from .fuzz import run_fuzz
 
         return run_fuzz(args)
+    if args.command == "agents":
+        from .agents import run_agents
+
+        return run_agents(args)
     if args.command == "arena":
         from .arena import run_arena
 

@@ -8,6 +8,8 @@ import sys
 import webbrowser
 from pathlib import Path
 
+from carcassonne_rl.agents.registry import families_help
+from carcassonne_rl.agents.spec import split_specs
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 from carcassonne_rl.play.session import PlayError, PlaySession, ReplaySession
 
@@ -47,7 +49,7 @@ def add_play_parser(sub) -> argparse.ArgumentParser:
         "--opponents",
         default="random",
         help="agent specs, one for every other seat or one per seat (comma-separated): "
-        "random, greedy, mcts[:sims[:seconds]], pretrained[:sims], policy:PATH",
+        + families_help(),
     )
     p.add_argument("--seat", type=non_negative_int, default=0, help="your seat (0 plays first)")
     p.add_argument(
@@ -138,7 +140,7 @@ def run_play(args: argparse.Namespace) -> int:
             args.players,
             tuple(args.expansions),
             args.seat,
-            [s.strip() for s in args.opponents.split(",") if s.strip()],
+            split_specs(args.opponents),
             args.seed,
             args.save_dir,
             allow_undo=not args.no_undo,

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
+from carcassonne_rl.agents.registry import families_help
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 from carcassonne_rl.training.run_folder import model_and_config
 from carcassonne_rl.training.train_config import TrainConfig
@@ -168,8 +169,7 @@ def add_evaluate_parser(sub) -> None:
     p.add_argument(
         "--opponents",
         default="random,greedy",
-        help="comma-separated agent specs: random, greedy, mcts[:sims[:seconds]], "
-        "pretrained[:sims], policy:PATH (default: random,greedy)",
+        help="comma-separated " + families_help() + " (default: random,greedy)",
     )
     p.add_argument(
         "--workers", type=_positive_int, default=1, help="processes playing games (default: 1)"

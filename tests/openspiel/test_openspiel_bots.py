@@ -66,7 +66,7 @@ def test_bad_openspiel_specs_are_refused_clearly() -> None:
         ("openspiel:alphazero", "unknown OpenSpiel bot"),
         ("openspiel:mcts:many", "SIMS must be an integer"),
         ("openspiel:mcts:0", "positive"),
-        ("openspiel", "expected openspiel:mcts"),
+        ("openspiel", "openspiel needs bot; the keys of openspiel in carcassonne: bot"),
     ]:
         with pytest.raises(ValueError, match=word):
             make_agent(spec, "carcassonne")

@@ -1,0 +1,167 @@
+"""Pinned agent names: every shipped agent as ``<game>-<role>-v<N>``, a name that never
+changes meaning, and the aliases (``pretrained``, ``search``, ``pretrained-obs``) that
+resolve to the newest of a role.
+
+``<game>`` is ``tile`` (carcassonne) or ``card`` (cardcassonne); ``<role>`` is ``net`` (the
+one-move agent ``pretrained`` plays), ``search`` (``pretrained:search``) or ``obs``
+(``pretrained-obs``, tile game); ``<N>`` is the version within the role. When an alias moves
+to a new agent, that agent gets the next ``N`` and the old name keeps building the old agent.
+Each entry says what it is, the model files it loads (shipped under
+``carcassonne_rl/agents/pretrained_models/``) and the page of its model card
+(``docs/models/<models.json key>.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: the short game names of pinned names
+GAME_PREFIX = {"carcassonne": "tile", "cardcassonne": "card"}
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """One shipped agent under its pinned name."""
+
+    name: str
+    game: str
+    what: str
+    #: the shipped model files it loads (those this installation has)
+    files: tuple[str, ...]
+    #: the models.json key of its model card (``docs/models/<card>.md``)
+    card: str
+    #: ``build(seed)`` -> the agent
+    build: Callable[[int | None], Any]
+    #: the named specs (canonical form) that build exactly this agent
+    same_as: tuple[str, ...] = ()
+
+    @property
+    def card_page(self) -> str:
+        return f"docs/models/{self.card}.md"
+
+
+def _shipped(function: str, *args: Any) -> Callable[[int | None], Any]:
+    """``build(seed)`` calling ``agents.pretrained.<function>(*args, seed)``."""
+
+    def build(seed: int | None) -> Any:
+        from carcassonne_rl.agents import pretrained
+
+        return getattr(pretrained, function)(*args, seed)
+
+    return build
+
+
+def _card_net(file: str) -> Callable[[int | None], Any]:
+    return _shipped("make_card_net", file)
+
+
+_TILE_TABLES = ("carcassonne_table.npz", "carcassonne_table_greedy.npz")
+_TILE_OBS = ("carcassonne_obs.npz", "carcassonne_obs_4p.npz", "carcassonne_obs_5p.npz")
+
+#: every pinned name, newest of each role last
+PINNED: dict[str, Pinned] = {p.name: p for p in (
+    Pinned("tile-net-v1", "carcassonne",
+           "2 players: carcassonne_2p.npz averaged 0.75/0.25 with the heuristic; 3-5 as "
+           "tile-net-v2", ("carcassonne_2p.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne",
+           _shipped("make_tile_net_v1")),
+    Pinned("tile-net-v2", "carcassonne",
+           "2 players: expert iteration's network alone; 3-5: the table networks averaged "
+           "with the heuristic (the observation network at 5 without The Messages)",
+           ("carcassonne_2p_expert.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne_2p_expert",
+           _shipped("make_pretrained", "carcassonne", None)),
+    Pinned("tile-search-v1", "carcassonne",
+           "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
+           "with the heuristic at 2 players, the table networks at 3-5",
+           ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne",
+           _shipped("make_tile_search", ["search"]),
+           ("search",)),
+    Pinned("tile-obs-v1", "carcassonne",
+           "the policy reading only the carcassonne_v1 observation (one network per table size)",
+           _TILE_OBS, "carcassonne_obs", _shipped("make_pretrained_obs")),
+    Pinned("card-net-v1", "cardcassonne", "the MaskablePPO policy network",
+           ("cardcassonne_2p.npz",), "cardcassonne_ppo", _card_net("cardcassonne_2p.npz"),
+           ("policy(model=cardcassonne_ppo)",)),
+    Pinned("card-net-v2", "cardcassonne",
+           "expert iteration's search-value network ranking the heuristic's 3 best options",
+           ("cardcassonne_expert.npz",), "cardcassonne_expert",
+           _card_net("cardcassonne_expert.npz"), ("policy(model=cardcassonne_expert)",)),
+    Pinned("card-net-v3", "cardcassonne",
+           "card-net-v2's network fine-tuned by Monte Carlo against the heuristic",
+           ("cardcassonne_dmc.npz",), "cardcassonne_dmc", _card_net("cardcassonne_dmc.npz"),
+           ("policy(model=cardcassonne_dmc)",)),
+    Pinned("card-net-v4", "cardcassonne",
+           "expert iteration with the network valuing the search's leaves (search-value "
+           "network ranking the heuristic's 3 best options)",
+           ("cardcassonne_netleaf.npz",), "cardcassonne",
+           _shipped("make_pretrained", "cardcassonne", None),
+           ("policy(model=cardcassonne)",)),
+    Pinned("card-search-v1", "cardcassonne",
+           "8 sampled worlds, 3 candidates, 1 round of card-net-v4 rollouts; the leaf valued "
+           "by the network at 2 players, by the standings at 3-5",
+           ("cardcassonne_netleaf.npz",), "cardcassonne",
+           _shipped("make_card_search", ["search"]), ("search",)),
+)}  # fmt: skip
+
+#: per game, the aliases and the pinned name each resolves to now
+ALIASES: dict[str, dict[str, str]] = {
+    "carcassonne": {"pretrained": "tile-net-v2", "pretrained:search": "tile-search-v1",
+                    "search": "tile-search-v1", "pretrained-obs": "tile-obs-v1"},
+    "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v1",
+                     "search": "card-search-v1"},
+}  # fmt: skip
+
+
+def pinned_for(name: str, game: str) -> Pinned:
+    """The pinned agent ``name`` of ``game`` (one clear message for the other game's name)."""
+    entry = PINNED[name]
+    if entry.game != game:
+        raise ValueError(
+            f"{name} is a {GAME_PREFIX[entry.game]}-game agent ({entry.game}); the {game} "
+            f"agents' pinned names start with {GAME_PREFIX[game]}- (e.g. "
+            f"{ALIASES[game]['pretrained']})"
+        )
+    return entry
+
+
+def resolve_alias(spec: str, game: str) -> str | None:
+    """The pinned name that ``spec`` (an alias, a pinned name, or a canonical named spec)
+    resolves to in ``game``, or None."""
+    key = spec.strip().lower()
+    if key in PINNED:
+        return key if PINNED[key].game == game else None
+    if key in ALIASES.get(game, {}):
+        return ALIASES[game][key]
+    for entry in PINNED.values():
+        if entry.game == game and key in entry.same_as:
+            return entry.name
+    return None
+
+
+def shipped_model(text: str) -> tuple[str, Path]:
+    """``(models.json key, file)`` of the shipped model named by its key or file name."""
+    from carcassonne_rl.agents.pretrained import model_dir, model_info
+
+    info = model_info()
+    name = text.strip()
+    for key, entry in info.items():
+        if name in (key, entry.get("file")):
+            path = model_dir() / entry["file"]
+            if not path.is_file():
+                raise ValueError(f"shipped model {name} is not in this installation ({path})")
+            return key, path
+    raise ValueError(f"{name!r} is not a shipped model (models.json keys: {', '.join(info)}); "
+                     "a local file is a path: write ./FILE")  # fmt: skip
+
+
+def model_or_path(text: str) -> tuple[str, Path]:
+    """A ``net=`` value: a shipped model (a bare name) or a path (with a '/') ->
+    ``(how a canonical spec writes it, file)``."""
+    if "/" in text or "\\" in text:
+        path = Path(text)
+        if not path.is_file():
+            raise ValueError(f"no such network file {text}")
+        return text, path
+    return shipped_model(text)

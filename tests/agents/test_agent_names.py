@@ -1,0 +1,206 @@
+"""Agent names: the named spec language (keys per family and game, one line per mistake),
+lists split outside parentheses, pinned names that play exactly as their alias, one clear
+error for the other game's name, a path that is only a path, resolution records, and the
+``agents`` listing built from the registry and the catalog."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pytest
+from helpers.agent_twins import decisions, fingerprint
+
+from carcassonne_rl.agents import make_agent, registry
+from carcassonne_rl.agents.catalog import ALIASES, PINNED
+from carcassonne_rl.agents.pretrained import model_dir
+from carcassonne_rl.agents.spec import parse, split_specs
+from carcassonne_rl.cli.main import main
+
+TILE, CARD = "carcassonne", "cardcassonne"
+
+
+def test_lists_split_on_the_commas_outside_parentheses() -> None:
+    text = "greedy, search(candidates=3, samples=2),exploit(target=search(worlds=2), sims=5),"
+    assert split_specs(text) == ["greedy", "search(candidates=3, samples=2)",
+                                 "exploit(target=search(worlds=2), sims=5)"]  # fmt: skip
+    with pytest.raises(ValueError, match="a '\\(' without its '\\)'"):
+        split_specs("greedy,search(worlds=2")
+    with pytest.raises(ValueError, match="a '\\)' without its '\\('"):
+        split_specs("greedy),random")
+
+
+def test_a_named_spec_parses_into_its_family_and_arguments() -> None:
+    parsed = parse(" Exploit(search(worlds=2, leaf=net), SIMS = 5) ")
+    assert parsed.family == "exploit"
+    assert parsed.args == ((None, "search(worlds=2, leaf=net)"), ("sims", "5"))
+    with pytest.raises(ValueError, match="given twice"):
+        parse("mcts(sims=1, sims=2)")
+    with pytest.raises(ValueError, match="positional argument after key=value"):
+        parse("exploit(sims=5, greedy)")
+
+
+@pytest.mark.parametrize(
+    ("spec", "game", "message"),
+    [
+        ("mcts(simz=3)", TILE, "bad spec 'mcts(simz=3)': mcts has no key 'simz'; the keys of "
+         "mcts in carcassonne: sims (int >= 1, default 1000); seconds"),
+        ("mcts(sims=0)", CARD, "sims=0 is not int >= 1; the keys of mcts in cardcassonne"),
+        ("mcts(sims=many)", TILE, "sims=many is not int >= 1"),
+        ("blend", TILE, "blend needs weight; the keys of blend in carcassonne: weight"),
+        ("blend(weight=2)", TILE, "weight=2 is not float in [0, 1]"),
+        ("blend(weight=0.5)", CARD, "blend plays the tile game (carcassonne) only"),
+        ("search(worlds=8)", TILE, "search has no key 'worlds'; the keys of search in "
+         "carcassonne: candidates"),
+        ("search(samples=2)", CARD, "search has no key 'samples'; the keys of search in "
+         "cardcassonne: base"),
+        ("search(leaf=soon)", CARD, "leaf=soon is not net, table"),
+        ("search(base=heuristic, leaf=net)", CARD, "leaf=net needs base=net"),
+        ("search(base=heuristic, net=cardcassonne_dmc)", CARD, "net= needs base=net"),
+        ("search(net=cardcassonne_dmc.npz, worlds=2)", TILE, ""),  # a card network: its own
+        ("search(net=nonesuch)", TILE, "'nonesuch' is not a shipped model (models.json keys:"),
+        ("search(net=./nonesuch.npz)", TILE, "no such network file ./nonesuch.npz"),
+        ("policy", TILE, "policy needs exactly one of path= and model="),
+        ("policy(path=a.npz, model=carcassonne)", TILE, "policy needs exactly one of path="),
+        ("policy(model=nonesuch)", CARD, "'nonesuch' is not a shipped model"),
+        ("policy(path=cardcassonne_dmc.npz)", CARD, "no model file or run folder at "
+         "cardcassonne_dmc.npz"),
+        ("mcts(1000)", TILE, "write key=value; the keys of mcts in carcassonne"),
+        ("cheat(greedy)", CARD, "cheat needs a card search"),
+        ("exploit", CARD, "exploit needs target; the keys of exploit in cardcassonne: target"),
+        ("tile-net-v2", CARD, "tile-net-v2 is a tile-game agent (carcassonne); the cardcassonne "
+         "agents' pinned names start with card- (e.g. card-net-v4)"),
+        ("card-search-v1", TILE, "card-search-v1 is a card-game agent (cardcassonne); the "
+         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v2)"),
+        ("tile-net-v2(sims=3)", TILE, "a pinned name takes no keys"),
+        ("wizard(level=3)", TILE, "unknown agent 'wizard(level=3)'; expected one of random, "
+         "greedy, heuristic, mcts, pretrained, search, blend, pretrained-obs, policy, cheat, "
+         "cheat-mcts, exploit, openspiel"),
+        ("mcts(sims=3", TILE, "ending in ')'"),
+    ],
+)  # fmt: skip
+def test_a_bad_named_spec_gets_one_line_naming_the_valid_keys(spec, game, message) -> None:
+    if spec.startswith("search(net=cardcassonne_dmc"):  # a card network in the tile search
+        with pytest.raises(ValueError) as err:
+            make_agent("search(net=cardcassonne_dmc)", game)
+        assert "\n" not in str(err.value)
+        return
+    with pytest.raises(ValueError) as err:
+        make_agent(spec, game)
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
+
+
+def test_names_lists_every_family_policy_included() -> None:
+    assert {
+        "random",
+        "greedy",
+        "heuristic",
+        "mcts",
+        "pretrained",
+        "search",
+        "blend",
+        "pretrained-obs",
+        "policy",
+        "cheat",
+        "cheat-mcts",
+        "exploit",
+    } <= set(registry.NAMES)
+    assert set(registry.KEYS) <= set(registry.family_names())  # fmt: skip
+
+
+@pytest.mark.parametrize("game", [TILE, CARD])
+def test_every_alias_decides_as_its_pinned_name(game: str) -> None:
+    for alias, name in ALIASES[game].items():
+        n = 1 if "search" in alias and game == TILE else 3
+        assert registry.resolution(alias, game)["pinned"] == name
+        assert fingerprint(make_agent(alias, game, 3)) == fingerprint(make_agent(name, game, 3))
+        assert decisions(alias, game, n) == decisions(name, game, n), alias
+    assert decisions("pretrained", game, 3, players=3) == decisions(
+        ALIASES[game]["pretrained"], game, 3, players=3
+    )
+
+
+def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
+    # tile-net-v1: at 2 players the fine-tuned network averaged 0.75/0.25 with the heuristic
+    # (the deprecated pretrained:blend=0.75 there), at 3-5 what tile-net-v2 plays
+    assert decisions("tile-net-v1", TILE, 6) == decisions("pretrained:blend=0.75", TILE, 6)
+    assert decisions("tile-net-v1", TILE, 6) != decisions("tile-net-v2", TILE, 6)
+    for players in (3, 5):
+        assert decisions("tile-net-v1", TILE, 4, players=players) == decisions(
+            "tile-net-v2", TILE, 4, players=players
+        )
+    for name, file in (("card-net-v1", "cardcassonne_2p.npz"),
+                       ("card-net-v2", "cardcassonne_expert.npz"),
+                       ("card-net-v3", "cardcassonne_dmc.npz"),
+                       ("card-net-v4", "cardcassonne_netleaf.npz")):  # fmt: skip
+        assert PINNED[name].files == (file,)
+        spec = f"policy:{file}"
+        assert fingerprint(make_agent(name, CARD, 3)) == fingerprint(make_agent(spec, CARD, 3))
+        assert registry.resolution(spec, CARD)["pinned"] == name
+        assert decisions(name, CARD, 4) == decisions(spec, CARD, 4)
+
+
+def test_a_path_is_only_a_path(tmp_path, monkeypatch) -> None:
+    """``policy(path=NAME.npz)`` never reads the shipped file of that name, the deprecated
+    ``policy:NAME.npz`` still does; ``policy(model=...)`` names the shipped one."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="no model file or run folder at cardcassonne_dmc.npz"):
+        make_agent("policy(path=cardcassonne_dmc.npz)", CARD)
+    old = make_agent("policy:cardcassonne_dmc.npz", CARD, 1)
+    for named in ("policy(model=cardcassonne_dmc)", "policy(model=cardcassonne_dmc.npz)"):
+        assert fingerprint(make_agent(named, CARD, 1)) == fingerprint(old)
+    shutil.copyfile(model_dir() / "cardcassonne_expert.npz", tmp_path / "cardcassonne_dmc.npz")
+    local = make_agent("policy(path=cardcassonne_dmc.npz)", CARD, 1)
+    assert fingerprint(local) == fingerprint(make_agent("card-net-v2", CARD, 1))
+    record = registry.resolution("policy(path=cardcassonne_dmc.npz)", CARD)
+    digest = hashlib.sha256((tmp_path / "cardcassonne_dmc.npz").read_bytes()).hexdigest()
+    assert record["files"] == [{"file": "cardcassonne_dmc.npz", "shipped": False,
+                                "sha256": digest}]  # fmt: skip
+    assert record["pinned"] is None
+
+
+def test_a_resolution_names_the_pinned_agent_its_files_and_the_version() -> None:
+    import carcassonne_rl
+
+    record = registry.resolution("pretrained:search", TILE)
+    assert record["spec"] == "pretrained:search" and record["named"] == "search"
+    assert record["pinned"] == "tile-search-v1"
+    files = ["carcassonne_2p.npz", "carcassonne_table.npz", "carcassonne_table_greedy.npz"]
+    assert [f["file"] for f in record["files"]] == files
+    for f in record["files"]:
+        assert f["sha256"] == hashlib.sha256((model_dir() / f["file"]).read_bytes()).hexdigest()
+    assert record["version"] == getattr(carcassonne_rl, "__version__", record["version"])
+    assert record["version"]
+    nested = registry.resolution("exploit(target=policy(model=cardcassonne_ppo), sims=9)", CARD)
+    assert nested["named"] == "exploit(target=policy(model=cardcassonne_ppo), sims=9)"
+    assert [f["file"] for f in nested["files"]] == ["cardcassonne_2p.npz"]
+    assert registry.resolution("mcts(sims=1000)", TILE)["named"] == "mcts"
+
+
+@pytest.mark.parametrize("game", [TILE, CARD])
+def test_the_agents_command_lists_every_family_and_pinned_name(game, capsys) -> None:
+    assert main(["agents", "--game", game]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    for family, per in registry.KEYS.items():
+        if game in per:
+            assert any(line.startswith(f"  {family}: ") for line in lines), family
+    for entry in PINNED.values():
+        if entry.game == game:
+            (line,) = [x for x in lines if x.startswith(f"  {entry.name}: ")]
+            assert entry.card_page in line and entry.what in line
+        else:
+            assert f"  {entry.name}: " not in out
+    for old, _ in registry.DEPRECATED[game]:
+        assert f"  {old} -> " in out
+    assert "deprecated" in out
+
+
+def test_help_texts_list_the_families_from_the_registry(capsys) -> None:
+    for command in (["arena", "--help"], ["play", "--help"], ["evaluate", "--help"]):
+        with pytest.raises(SystemExit):
+            main(command)
+        text = " ".join(capsys.readouterr().out.split())
+        for family in ("heuristic", "search", "blend", "pretrained-obs", "policy", "exploit"):
+            assert family in text, (command, family)
+        assert "mcts[:sims" not in text
