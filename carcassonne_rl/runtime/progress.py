@@ -92,7 +92,8 @@ class PlainLines:
     and whenever ``interval`` seconds of ``clock`` have passed since the last line, e.g.
     ``arena: 50/100 games (40 s, 1.2 games/s, about 40 s left)``.
 
-    ``tick()`` writes the time-based line without an update; with ``heartbeat`` a thread
+    ``start``: when the work began on ``clock`` (default: now). ``tick()`` writes the
+    time-based line without an update; with ``heartbeat`` a thread
     calls it, so a line comes even while one update takes longer than ``interval`` (a long
     game, an evaluation inside training). The heartbeat stops at ``close()`` or when the
     total is reached."""
@@ -105,6 +106,7 @@ class PlainLines:
         clock: Clock = time.monotonic,
         interval: float = INTERVAL_S,
         heartbeat: bool = False,
+        start: float | None = None,
     ) -> None:
         self.total = max(1, int(total))
         self.desc = desc
@@ -113,7 +115,7 @@ class PlainLines:
         self.clock = clock
         self.interval = interval
         self._next = 0
-        self._t0 = clock()
+        self._t0 = clock() if start is None else start  # start: when the work began
         self._last = self._t0
         self._mutex = threading.Lock()
         self._ticker = _Ticker(self.tick) if heartbeat else None
@@ -172,6 +174,51 @@ def progress_bar(total: int, desc: str, unit: str) -> Any:
 
         return tqdm(total=total, unit=unit, desc=desc)
     return PlainLines(total, desc, unit, heartbeat=True)
+
+
+class Counter:
+    """An ``on_game(done, total)`` callback as a progress bar (a teacher's games): the bar
+    opens at the first call, its clock from the counter's creation (the first game's time
+    counts), follows ``done`` and closes at ``total``; the next call after that opens a new
+    one, timed from there (the next iteration's games)."""
+
+    def __init__(
+        self,
+        desc: str,
+        unit: str,
+        enabled: bool = True,
+        clock: Clock = time.monotonic,
+        heartbeat: bool = True,
+    ) -> None:
+        self.desc = desc
+        self.unit = unit
+        self.enabled = enabled
+        self.clock = clock
+        self.heartbeat = heartbeat
+        self._bar: Any = None
+        self._seen = 0
+        self._since = clock()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            if on_terminal():
+                self._bar = progress_bar(total, self.desc, self.unit)
+            else:
+                self._bar = PlainLines(total, self.desc, self.unit, self.clock,
+                                       heartbeat=self.heartbeat, start=self._since)  # fmt: skip
+            self._seen = 0
+        self._bar.update(done - self._seen)
+        self._seen = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        self._since = self.clock()
 
 
 @contextmanager

@@ -171,6 +171,26 @@ def test_sb3_callback_closes_its_lines() -> None:
     assert callback.lines._ticker is None
 
 
+def test_counter_turns_game_callbacks_into_lines(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(progress, "on_terminal", lambda: False)
+    clock = FakeClock()
+    on_game = progress.Counter("teacher games", "game", clock=clock, heartbeat=False)
+    for done in range(1, 5):
+        clock.now += 10.0
+        on_game(done, 4)
+    for done in (1, 2):  # the next iteration's games: a new bar, from the end of the last
+        clock.now += 30.0
+        on_game(done, 2)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "teacher games: 1/4 games (10 s, 6.0 games/min, about 30 s left)"
+    assert err[3] == "teacher games: 4/4 games (40 s, 6.0 games/min)"
+    assert err[4:] == ["teacher games: 1/2 games (30 s, 2.0 games/min, about 30 s left)",
+                       "teacher games: 2/2 games (60 s, 2.0 games/min)"]  # fmt: skip
+    quiet = progress.Counter("teacher games", "game", enabled=False)
+    quiet(1, 1)
+    assert capsys.readouterr().err == ""
+
+
 def test_redirected_output_gets_plain_lines(capsys) -> None:
     bar = progress_bar(3, "x", "game")  # capsys: not a terminal
     assert isinstance(bar, PlainLines) and bar._ticker is not None
