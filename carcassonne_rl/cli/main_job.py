@@ -6,7 +6,8 @@ Default budget: the card game by MaskablePPO, ``CARD_STEPS`` steps after a warm 
 imitates 100 greedy games (``training/ppo/warm_start.py``); the tile game by afterstate value
 learning (``training/afterstate/``), ``TILE_STEPS`` positions learnt from self-play;
 ``--scale`` multiplies both (CI uses a tiny scale). It prints its expected remaining time
-after each phase.
+after each phase and, when its output goes to a file or a pipe, a progress line at least once
+a minute (``runtime/progress.py``).
 """
 
 from __future__ import annotations

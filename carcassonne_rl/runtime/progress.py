@@ -93,10 +93,9 @@ class PlainLines:
     ``arena: 50/100 games (40 s, 1.2 games/s, about 40 s left)``.
 
     ``start``: when the work began on ``clock`` (default: now). ``tick()`` writes the
-    time-based line without an update; with ``heartbeat`` a thread
-    calls it, so a line comes even while one update takes longer than ``interval`` (a long
-    game, an evaluation inside training). The heartbeat stops at ``close()`` or when the
-    total is reached."""
+    time-based line without an update; with ``heartbeat`` a thread calls it, so a line comes
+    even while one update takes longer than ``interval`` (a long game, an evaluation inside
+    training). The heartbeat stops at ``close()`` or when the total is reached."""
 
     def __init__(
         self,
