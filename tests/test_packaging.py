@@ -1,9 +1,12 @@
 """The wheel and the sdist hold everything: installed into a fresh venv (no repo on the
-path), the package runs an episode of each env and ``carcassonne-rl --help``."""
+path), the package runs an episode of each env and ``carcassonne-rl --help``, and plays
+``pretrained`` in the arena from its shipped models."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -11,7 +14,10 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("packaging")  # one worker builds the wheel once
 
 EPISODES = """
 import numpy as np
@@ -59,12 +65,41 @@ def _package_files(names: list[str]) -> set[str]:
     return {n for n in names if n.startswith("carcassonne_rl/")}
 
 
-def test_wheel_and_sdist_install_and_run_in_a_fresh_venv(tmp_path) -> None:
-    source = _source_copy(tmp_path / "clone")
-    dist = tmp_path / "dist"
-    dist.mkdir()
-    wheel = _build(source, "wheel", dist)
-    sdist = _build(source, "sdist", dist)
+class Installed:
+    """A wheel built from a copy of the clone, installed alone into a fresh venv."""
+
+    def __init__(self, root: Path) -> None:
+        self.source = _source_copy(root / "clone")
+        dist = root / "dist"
+        dist.mkdir()
+        self.wheel = _build(self.source, "wheel", dist)
+        self.sdist = _build(self.source, "sdist", dist)
+        # a fresh venv; the dependencies (torch, numba, ...) come from this interpreter's
+        # site-packages through a .pth file (a venv's --system-site-packages would give the
+        # base interpreter's instead), the package itself only from the wheel
+        self.venv = root / "venv"
+        _run([sys.executable, "-m", "venv", str(self.venv)], root)
+        self.python = self.venv / "bin" / "python"
+        code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        site = Path(_run([self.python, "-c", code], root).strip())
+        (site / "outer_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        _run([self.python, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+              str(self.wheel)], root)  # fmt: skip
+        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        self.work = root / "elsewhere"  # a folder outside the repo
+        self.work.mkdir()
+
+    def run(self, argv: list) -> str:
+        return _run(argv, self.work, self.env)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    return Installed(tmp_path_factory.mktemp("packaging"))
+
+
+def test_wheel_and_sdist_install_and_run_in_a_fresh_venv(installed, tmp_path) -> None:
+    wheel, sdist, source, venv = installed.wheel, installed.sdist, installed.source, installed.venv
     # the sdist builds the same wheel: nothing the package needs is missing from it
     with tarfile.open(sdist) as tar:
         tar.extractall(tmp_path / "unpacked", filter="data")
@@ -79,23 +114,53 @@ def test_wheel_and_sdist_install_and_run_in_a_fresh_venv(tmp_path) -> None:
         if p.is_file() and "__pycache__" not in p.parts
     }
     assert tracked <= shipped, tracked - shipped
+    models = {n for n in shipped if n.startswith("carcassonne_rl/agents/pretrained_models/")}
+    assert {"carcassonne_rl/py.typed", "carcassonne_rl/agents/pretrained_models/models.json"} <= (
+        shipped
+    )
+    assert len([n for n in models if n.endswith(".npz")]) >= 2  # both games' networks
 
-    # a fresh venv; the dependencies (torch, numba, ...) come from this interpreter's
-    # site-packages through a .pth file, the package itself only from the wheel
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], tmp_path)
-    python = venv / "bin" / "python"
-    site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                     tmp_path).strip())  # fmt: skip
-    (site / "outer_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    _run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], tmp_path)
-    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    work = tmp_path / "elsewhere"
-    work.mkdir()
-    printed = _run([python, "-c", EPISODES], work, clean)
-    installed = Path(printed.splitlines()[0]).resolve()
-    assert installed.is_relative_to(venv.resolve()), installed
-    assert not installed.is_relative_to(REPO)
+    printed = installed.run([installed.python, "-c", EPISODES])
+    where = Path(printed.splitlines()[0]).resolve()
+    assert where.is_relative_to(venv.resolve()), where
+    assert not where.is_relative_to(REPO)
     assert printed.splitlines()[-1] == "episodes done"
-    usage = _run([venv / "bin" / "carcassonne-rl", "--help"], work, clean)
+    usage = installed.run([venv / "bin" / "carcassonne-rl", "--help"])
     assert "usage: carcassonne-rl" in usage and "arena" in usage
+
+
+def test_the_wheel_says_its_version_and_keeps_flask_in_the_play_extra(installed) -> None:
+    version = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(), re.M)
+    code = "import carcassonne_rl; print(carcassonne_rl.__version__)"
+    assert installed.run([installed.python, "-c", code]).strip() == version.group(1)
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        (name,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = wheel.read(name).decode()
+    requires = re.findall(r"^Requires-Dist: (.+)$", metadata, re.M)
+    flask = [r for r in requires if r.lower().startswith("flask")]
+    assert flask and all('extra == "play"' in r for r in flask), flask
+    assert "Provides-Extra: play" in metadata
+
+
+WHERE = """
+from importlib import resources
+import carcassonne_rl
+print(carcassonne_rl.__file__)
+print(resources.files("carcassonne_rl.agents") / "pretrained_models")
+"""
+
+
+def test_the_installed_wheel_plays_pretrained_in_the_arena(installed) -> None:
+    module, models = installed.run([installed.python, "-c", WHERE]).splitlines()
+    for path in (Path(module).resolve(), Path(models).resolve()):  # the venv's copy
+        assert path.is_relative_to(installed.venv.resolve()) and not path.is_relative_to(REPO)
+    out = installed.work / "report"
+    argv = [installed.venv / "bin" / "carcassonne-rl", "arena", "--game", "carcassonne",
+            "--agents", "pretrained", "--opponents", "greedy", "--deals", "1", "--seed", "0",
+            "--workers", "1", "--no-progress", "--bootstrap", "0", "--out", str(out)]  # fmt: skip
+    printed = installed.run(argv)
+    assert "2 games: 1 deal per lineup x 2 seat rotations, 1 lineup" in printed
+    report = json.loads((out / "arena.json").read_text())
+    assert report["games"] == 2 and report["agents"] == ["pretrained"]
+    assert report["entries"]["pretrained"]["games"] == 2
+    assert (out / "arena.md").is_file() and (out / "games.csv").is_file()

@@ -1,7 +1,8 @@
 """``carcassonne-rl arena``: play a match and write its report.
 
-Example: ``carcassonne-rl arena --game carcassonne --agents random,greedy,mcts:1000 --games 20``
-writes its report into a new folder ``runs/arena/carcassonne-DATE-TIME`` (or ``--out``).
+Example: ``carcassonne-rl arena --game carcassonne --agents random,greedy,mcts:1000 --deals 20``
+plays 20 deals per lineup, each from every seat (40 games a lineup at 2 players), and writes
+its report into a new folder ``runs/arena/carcassonne-DATE-TIME`` (or ``--out``).
 ``carcassonne-rl arena --agents pretrained --opponents greedy --players 4`` plays the agent
 against 3 copies of the opponent (a versus match), reported with its fair share. A match
 cut short goes on with the same command plus ``--resume``
@@ -23,8 +24,10 @@ from carcassonne_rl.arena.game_log import GameLog, GameLogError
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
+from carcassonne_rl.runtime.progress import count
 
 from .args import UserError, agent_specs, expansions, non_negative_int, positive
+from .deals import add_deals_argument, note_deprecated_games
 
 ARENA_RUNS = Path("runs/arena")
 
@@ -49,12 +52,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "PLAYERS-1 copies of each opponent, all on the same deals (default: --agents play "
         "each other)",
     )
-    p.add_argument(
-        "--games",
-        type=positive(int),
-        default=10,
-        help="deals per lineup (with --duplicate, each deal is played once per seat rotation) "
-        "(default: 10)",
+    add_deals_argument(
+        p,
+        10,
+        "deals per lineup, each played from every seat (once per seat rotation; once "
+        "in all with --no-duplicate)",
     )
     p.add_argument(
         "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
@@ -169,6 +171,7 @@ def report_folder(out: Path | None, game: str, overwrite: bool, resume: bool = F
 
 
 def run_arena(args: argparse.Namespace) -> int:
+    note_deprecated_games(args)
     if args.bootstrap < 0:
         raise UserError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     try:
@@ -198,13 +201,13 @@ def run_arena(args: argparse.Namespace) -> int:
         seed = secrets.randbits(128) if seed is None else seed
         settings = {
             "game": args.game, "players": args.players, "expansions": list(exps),
-            "agents": specs, "opponents": opponents, "deals_per_lineup": args.games,
+            "agents": specs, "opponents": opponents, "deals_per_lineup": args.deals,
             "duplicate": args.duplicate, "seed": seed, "save_games": args.save_games,
         }  # fmt: skip
         log = GameLog(out, settings, resume=args.resume)
     except GameLogError as err:
         raise UserError(str(err)) from None
-    jobs = schedule(setup, specs, args.games, args.duplicate, seed, args.save_games, opponents)
+    jobs = schedule(setup, specs, args.deals, args.duplicate, seed, args.save_games, opponents)
     todo = log.pending(jobs)
     if args.resume:
         print(f"resuming {out}: {len(jobs) - len(todo)} of {len(jobs)} games already played")
@@ -225,7 +228,7 @@ def run_arena(args: argparse.Namespace) -> int:
     extra = {
         "agents": specs,
         "opponents": opponents,
-        "deals_per_lineup": args.games,
+        "deals_per_lineup": args.deals,
         "duplicate": args.duplicate,
         "seed": seed,
         "seconds": round(time.perf_counter() - t0, 1),  # this invocation's
@@ -236,9 +239,18 @@ def run_arena(args: argparse.Namespace) -> int:
     if args.save_games:
         paths["games"] = save_game_records(results, out / "games")
     print(markdown_table(summary))
+    print(played_line(len(jobs), args.deals, len({j.lineup for j in jobs}), args.duplicate,
+                      args.players))  # fmt: skip
     print(f"deal seed: {seed} (--seed {seed} plays these deals again)")
     print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def played_line(games: int, deals: int, lineups: int, duplicate: bool, players: int) -> str:
+    """``"40 games: 20 deals per lineup x 2 seat rotations, 1 lineup"``."""
+    each = f"x {count(players, 'seat rotation')}" if duplicate else "(each deal once)"
+    per_lineup = f"{count(deals, 'deal')} per lineup {each}"
+    return f"{count(games, 'game')}: {per_lineup}, {count(lineups, 'lineup')}"
 
 
 def save_game_records(results: list[GameResult], folder: Path) -> Path:

@@ -103,6 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"carcassonne-rl {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as err:  # an optional extra is not installed: name it
+        from .extras import missing_extra
+
+        message = missing_extra(err)
+        if message is None:
+            raise
+        print(f"carcassonne-rl {args.command}: error: {message}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # the output's reader went away (e.g. `| head`): stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout

@@ -6,7 +6,8 @@ Default budget: the card game by MaskablePPO, ``CARD_STEPS`` steps after a warm 
 imitates 100 greedy games (``training/ppo/warm_start.py``); the tile game by afterstate value
 learning (``training/afterstate/``), ``TILE_STEPS`` positions learnt from self-play;
 ``--scale`` multiplies both (CI uses a tiny scale). It prints its expected remaining time
-after each phase.
+after each phase and, when its output goes to a file or a pipe, a progress line at least once
+a minute (``runtime/progress.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import time
 from pathlib import Path
 
-from carcassonne_rl.runtime.progress import phase
+from carcassonne_rl.runtime.progress import phase, watchdog
 from carcassonne_rl.training.train_config import TrainConfig
 
 from .args import UserError, positive
@@ -198,23 +199,27 @@ def run_main(args: argparse.Namespace) -> int:
         run = args.out / game
         verb = "resuming" if resumes[game] else "training"
         started = time.perf_counter()
+        progress = not args.no_progress
         if game == "carcassonne":
             phase(f"== {verb} {game} (afterstate values): {timesteps} positions -> {run}")
-            train_afterstate(config, run, resume=resumes[game], progress=not args.no_progress)
+            with watchdog(f"{verb} {game}", progress):
+                train_afterstate(config, run, resume=resumes[game], progress=progress)
             model_file = run / "final_model.npz"
         else:
             phase(f"== {verb} {game} (MaskablePPO): {timesteps} steps -> {run}")
-            train(config, run, resume=resumes[game], progress=not args.no_progress)
+            with watchdog(f"{verb} {game}", progress):
+                train(config, run, resume=resumes[game], progress=progress)
             model_file = run / "final_model.zip"
         train_s = json.loads((run / STATE_FILE).read_text()).get("wall_s", 0.0)
         clock.finished(game, "train", time.perf_counter() - started)
         phase(f"== {clock.line()}")
         phase(f"== benchmarking {game} vs random, greedy ({args.eval_deals} deals each)")
         started = time.perf_counter()
-        rows = evaluate_model_file(
-            model_file, game, 2, (), ("random", "greedy"),
-            deals=args.eval_deals, workers=args.workers, progress=not args.no_progress,
-        )  # fmt: skip
+        with watchdog(f"benchmarking {game}", progress):
+            rows = evaluate_model_file(
+                model_file, game, 2, (), ("random", "greedy"),
+                deals=args.eval_deals, workers=args.workers, progress=progress,
+            )  # fmt: skip
         clock.finished(game, "benchmark", time.perf_counter() - started)
         if len(clock.done) < len(REFERENCE_MINUTES):
             phase(f"== {clock.line()}")

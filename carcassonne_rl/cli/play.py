@@ -14,6 +14,7 @@ from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 from carcassonne_rl.play.session import PlayError, PlaySession, ReplaySession
 
 from .args import expansions, non_negative_int
+from .extras import require
 
 
 def _port(text: str) -> int:
@@ -134,6 +135,8 @@ def serve(app, host: str, port: int, path: str, open_browser: bool) -> int:
 
 
 def run_play(args: argparse.Namespace) -> int:
+    if not args.tui:
+        require("flask", "the play page", "; or play in the terminal with --tui")
     try:  # PlaySession checks the setup (game registry) first
         session = PlaySession(
             args.game,
@@ -157,6 +160,7 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    require("flask", "the replay page")
     try:
         record = json.loads(args.record.read_text())
         replay = ReplaySession(record, args.record.name)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import fields
 from pathlib import Path
 
 from carcassonne_rl.agents.registry import families_help
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
+from carcassonne_rl.runtime.progress import watchdog
 from carcassonne_rl.training.run_folder import model_and_config
 from carcassonne_rl.training.train_config import TrainConfig
 
 from .args import UserError, agent_specs, positive
 from .args import expansions as _expansions
+from .deals import add_deals_argument, note_deprecated_games
 
 _positive_int = positive(int)
 
@@ -22,8 +25,37 @@ CONFIG_OPTIONS = ("game", "players", "expansions", "seed", "eval_every", "eval_d
                   "snapshot_every")  # fmt: skip
 
 
+# AfterstateConfig.timesteps, for the help without importing the learner (a test checks it)
+AFTERSTATE_POSITIONS = 200_000
+TIMESTEPS_NOTE = (
+    "note: --timesteps is deprecated for --algo afterstate, use --positions (it counts the "
+    "positions learnt from)"
+)
+
+
 def _default(text: str, value: object) -> str:
     return f"{text} (default: {value})"
+
+
+def budget(args: argparse.Namespace, afterstate: bool) -> int | None:
+    """The run's ``timesteps`` from ``--timesteps`` (PPO: env steps) or ``--positions``
+    (the afterstate learner); ``None`` if neither is given. ``--timesteps`` with
+    ``--algo afterstate`` is a deprecated alias of ``--positions`` (one note on stderr);
+    ``--positions`` for PPO is a ``UserError``."""
+    if not afterstate:
+        if args.positions is not None:
+            raise UserError(
+                "--positions is the budget of --algo afterstate; PPO (--algo ppo, --backend "
+                "rllib) counts env steps: give --timesteps"
+            )
+        return args.timesteps
+    if args.timesteps is not None:
+        if args.positions is not None:
+            raise UserError("--timesteps and --positions both given: --algo afterstate takes "
+                            "--positions alone")  # fmt: skip
+        print(TIMESTEPS_NOTE, file=sys.stderr, flush=True)
+        return args.timesteps
+    return args.positions
 
 
 def add_train_parser(sub) -> None:
@@ -59,7 +91,19 @@ def add_train_parser(sub) -> None:
         type=_positive_int,
         default=None,
         help=_default(
-            "total self-play steps (with --resume: the new total)", TrainConfig.timesteps
+            "--algo ppo and --backend rllib: the budget in env steps of self-play, all envs "
+            "together (with --resume: the new total)",
+            TrainConfig.timesteps,
+        ),
+    )
+    p.add_argument(
+        "--positions",
+        type=_positive_int,
+        default=None,
+        help=_default(
+            "--algo afterstate: the budget in positions learnt from, the turns recorded in "
+            "self-play (with --resume: the new total)",
+            AFTERSTATE_POSITIONS,
         ),
     )
     p.add_argument("--out", required=True, help="run folder, e.g. runs/NAME")
@@ -84,7 +128,8 @@ def add_train_parser(sub) -> None:
         type=int,
         default=None,
         help=_default(
-            "steps between evaluations vs the baselines, 0 = never", TrainConfig.eval_every
+            "steps (--algo afterstate: positions) between evaluations vs the baselines, 0 = never",
+            TrainConfig.eval_every,
         ),
     )
     p.add_argument(
@@ -97,15 +142,17 @@ def add_train_parser(sub) -> None:
         "--snapshot-every",
         type=int,
         default=None,
-        help=_default("steps between snapshots for the opponent pool", TrainConfig.snapshot_every),
+        help=_default(
+            "steps (--algo afterstate: positions) between snapshots for the opponent pool",
+            TrainConfig.snapshot_every,
+        ),
     )
     p.add_argument(
         "--algo",
         choices=["ppo", "afterstate"],
         default=None,
-        help="ppo: MaskablePPO (both games); afterstate: afterstate values learnt by "
-        "self-play (both games; --timesteps then counts the positions learnt from) "
-        "(default: ppo)",
+        help="ppo: MaskablePPO (both games; its budget: --timesteps); afterstate: afterstate "
+        "values learnt by self-play (both games; its budget: --positions) (default: ppo)",
     )
     p.add_argument(
         "--set",
@@ -119,8 +166,8 @@ def add_train_parser(sub) -> None:
     folder.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --out with its settings (only --timesteps, --envs, --device "
-        "may change)",
+        help="continue the run in --out with its settings (only --timesteps or --positions, "
+        "--envs, --device may change)",
     )
     folder.add_argument(
         "--overwrite", action="store_true", help="delete the run in --out and start afresh"
@@ -160,12 +207,7 @@ def add_evaluate_parser(sub) -> None:
         "seat); writes evaluation.md/.json next to the model.",
     )
     p.add_argument("run", help="run folder (holds final_model.zip/.npz) or a model file")
-    p.add_argument(
-        "--games",
-        type=_positive_int,
-        default=100,
-        help="deals per opponent, each played from every seat (default: 100)",
-    )
+    add_deals_argument(p, 100, "deals per opponent, each played from every seat")
     p.add_argument(
         "--opponents",
         default="random,greedy",
@@ -190,8 +232,9 @@ def train_config(args: argparse.Namespace, base: dict, config_class: type = Trai
         value = getattr(args, name)
         if value is not None:
             kwargs[name] = value
-    if args.timesteps is not None:
-        kwargs["timesteps"] = args.timesteps
+    steps = budget(args, config_class is not TrainConfig)
+    if steps is not None:
+        kwargs["timesteps"] = steps
     if args.envs is not None:
         kwargs["n_envs" if config_class is TrainConfig else "workers"] = args.envs
     if args.device is not None:
@@ -244,15 +287,17 @@ def run_train(args: argparse.Namespace) -> int:
         from carcassonne_rl.training.afterstate.trainer import train_afterstate
 
         try:
-            train_afterstate(config, out, resume=resume, progress=not args.no_progress,
-                             address=resolve_address(args.address))  # fmt: skip
+            with watchdog("training", not args.no_progress):
+                train_afterstate(config, out, resume=resume, progress=not args.no_progress,
+                                 address=resolve_address(args.address))  # fmt: skip
         except ClusterError as err:
             raise UserError(str(err)) from None
         model = "final_model.npz"
     else:
         from carcassonne_rl.training.ppo.selfplay import train
 
-        train(config, out, resume=resume, progress=not args.no_progress)
+        with watchdog("training", not args.no_progress):
+            train(config, out, resume=resume, progress=not args.no_progress)
         model = "final_model.zip"
     final = final_evaluation(out)
     if final is not None:
@@ -317,6 +362,7 @@ def parse_overrides(items: list[str], config_class: type = TrainConfig) -> dict:
 def run_evaluate(args: argparse.Namespace) -> int:
     from carcassonne_rl.arena.evaluation import evaluate_model_file, markdown_rows
 
+    note_deprecated_games(args)
     model, cfg = model_and_config(args.run)
     opponents = agent_specs(args.opponents, cfg["game"], "--opponents")
     from carcassonne_rl.runtime.ray_session import ClusterError, resolve_address
@@ -324,7 +370,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     try:
         rows = evaluate_model_file(
             model, cfg["game"], cfg.get("players", 2), cfg.get("expansions", ()), opponents,
-            deals=args.games, workers=args.workers, seed=args.seed,
+            deals=args.deals, workers=args.workers, seed=args.seed,
             progress=not args.no_progress, address=resolve_address(args.address),
         )  # fmt: skip
     except ClusterError as err:

@@ -110,7 +110,7 @@ def test_evaluate_errors(tmp_path, capsys) -> None:
 
 
 def test_arena_errors(tmp_path, capsys) -> None:
-    argv = ["arena", "--agents", "random,greedy", "--games", "1", "--workers", "1"]
+    argv = ["arena", "--agents", "random,greedy", "--deals", "1", "--workers", "1"]
     user_error(capsys, [*argv[:1], "--agents", "random,wizard"], "--agents: unknown agent")
     user_error(capsys, [*argv[:1], "--agents", " , "], "--agents names no agent")
     user_error(capsys, [*argv[:1], "--agents", "greedy"], "--agents names one agent")
@@ -134,7 +134,7 @@ def test_probe_errors(capsys) -> None:
 
 def test_arena_default_report_folders_never_overwrite(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
-    argv = ["arena", "--agents", "random,random", "--games", "1", "--workers", "1"]
+    argv = ["arena", "--agents", "random,random", "--deals", "1", "--workers", "1"]
     assert main([*argv, "--no-progress"]) == 0
     assert main([*argv, "--no-progress", "--seed", "1"]) == 0
     reports = sorted((tmp_path / "runs" / "arena").iterdir())
@@ -184,7 +184,7 @@ def test_console_script_prints_one_line_and_no_traceback(tmp_path) -> None:
 def test_output_cut_short_by_its_reader_is_no_traceback(tmp_path) -> None:
     """``carcassonne-rl arena ... | head -1``: the reader leaves, the command stops quietly."""
     cmd = [sys.executable, "-m", "carcassonne_rl.cli.main", "arena", "--agents", "greedy,random",
-           "--games", "2", "--seed", "0", "--workers", "1", "--no-progress", "--bootstrap", "0",
+           "--deals", "2", "--seed", "0", "--workers", "1", "--no-progress", "--bootstrap", "0",
            "--out", str(tmp_path / "report")]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = proc.stdout.readline()

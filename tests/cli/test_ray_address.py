@@ -26,7 +26,7 @@ def user_error(argv: list[str], capsys) -> str:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["arena", "--game", "cardcassonne", "--agents", "random,greedy", "--games", "1"],
+        ["arena", "--game", "cardcassonne", "--agents", "random,greedy", "--deals", "1"],
         ["train", "--backend", "rllib", "--game", "cardcassonne", "--timesteps", "10"],
     ],
 )
@@ -43,7 +43,7 @@ def test_bad_address_text_is_named(monkeypatch, capsys):
         host_and_port("nohost")
     assert host_and_port("ray://127.0.0.1:10001") == ("127.0.0.1", 10001)
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
-    argv = ["arena", "--game", "cardcassonne", "--agents", "random,greedy", "--games", "1"]
+    argv = ["arena", "--game", "cardcassonne", "--agents", "random,greedy", "--deals", "1"]
     assert EXPECTED in user_error(argv, capsys)  # RAY_ADDRESS counts as --address
 
 

@@ -26,7 +26,7 @@ def test_train_then_evaluate_commands(tmp_path, capsys) -> None:
     assert config["game"] == "cardcassonne" and config["timesteps"] == 64
     assert (config["warm_start_games"], config["hidden"], config["learning_rate"]) == (1, 32, 1e-3)
     assert (run / "final_model.zip").exists()
-    assert main(["evaluate", str(run), "--games", "1", "--opponents", "random"]) == 0
+    assert main(["evaluate", str(run), "--deals", "1", "--opponents", "random"]) == 0
     out = capsys.readouterr().out
     assert "| random | 2 |" in out  # one deal, played from both seats
     rows = json.loads((run / "evaluation.json").read_text())

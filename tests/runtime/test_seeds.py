@@ -48,7 +48,7 @@ def test_the_trainers_deal_numbering_is_unchanged() -> None:
 
 
 def test_the_arena_plays_the_same_deals_for_seed_0() -> None:
-    """``arena --agents a,b,c --games 2 --seed 0`` (2 players: three lineups, two rotations)."""
+    """``arena --agents a,b,c --deals 2 --seed 0`` (2 players: three lineups, two rotations)."""
     jobs = schedule(Setup(), ["a", "b", "c"], deals=2, seed=0)
     assert [(j.lineup, j.deal, j.rotation, j.agent_seed) for j in jobs] == [
         (0, 0, 0, 0), (0, 0, 1, 1), (0, 1, 0, 8), (0, 1, 1, 9),
