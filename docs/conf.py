@@ -63,6 +63,8 @@ autodoc_class_signature = "separated"
 # The trainers' third-party stacks: autodoc imports their modules with these mocked, so the
 # reference builds from the default install plus the docs extra.
 autodoc_mock_imports = [
+    "flask",
+    "werkzeug",
     "ray",
     "torch",
     "stable_baselines3",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from carcassonne_rl.games.registry import PLAYER_COUNTS
+from carcassonne_rl.runtime.progress import Counter
 
 from .args import UserError, add_validation_argument
 from .args import non_negative_int as _non_negative_int
@@ -102,9 +102,10 @@ def run_distill(args: argparse.Namespace) -> int:
             raise UserError(f"--teacher {args.teacher!r} does not value its options "
                             "(pretrained does)")  # fmt: skip
 
+        counter = Counter("demonstrations", "game", enabled=not args.no_progress)
+
         def progress(done: int) -> None:
-            if not args.no_progress and done % 50 == 0:
-                print(f"demonstrations: {done}/{args.games} games", file=sys.stderr, flush=True)
+            counter(done, args.games)
 
         try:
             play_demos(args.demos, args.games, args.seed, args.teacher, progress, args.players,

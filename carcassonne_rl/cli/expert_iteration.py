@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from carcassonne_rl.games.registry import GAMES
+from carcassonne_rl.runtime.progress import Counter
 
 from .args import UserError, add_validation_argument
 from .args import non_negative_int as _non_negative_int
@@ -165,9 +165,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
     if args.init_model is not None and not args.init_model.is_file():
         raise UserError(f"--init-model {args.init_model}: no such file")
 
-    def progress(done: int, games: int) -> None:
-        if not args.no_progress:
-            print(f"teacher games: {done}/{games}", file=sys.stderr, flush=True)
+    progress = Counter("teacher games", "game", enabled=not args.no_progress)
 
     teacher, learning_rate = DEFAULTS[args.game]
     tile = args.game == "carcassonne"

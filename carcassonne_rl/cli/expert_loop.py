@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from carcassonne_rl.agents.card.search import NET_LEAF
 from carcassonne_rl.games.registry import GAMES
+from carcassonne_rl.runtime.progress import Counter
 
 from .args import UserError, fraction, non_negative_float
 from .args import non_negative_int as _non_negative_int
@@ -130,9 +130,7 @@ def run_expert_loop(args: argparse.Namespace) -> int:
         raise UserError(f"--init-model {args.init_model}: no such file")
     given = {k: getattr(args, k) for k in SETTINGS}
 
-    def progress(done: int, games: int) -> None:
-        if not args.no_progress:
-            print(f"teacher games: {done}/{games}", file=sys.stderr, flush=True)
+    progress = Counter("teacher games", "game", enabled=not args.no_progress)
 
     try:
         config = load_config(args.run, given)

@@ -12,7 +12,7 @@ import carcassonne_rl.cli.arena as arena_cli
 from carcassonne_rl.arena.game_log import LOG_FILE, SETTINGS_FILE
 from carcassonne_rl.arena.match import run_jobs
 
-MATCH = ["--game", "cardcassonne", "--agents", "random,greedy", "--games", "3", "--seed", "5",
+MATCH = ["--game", "cardcassonne", "--agents", "random,greedy", "--deals", "3", "--seed", "5",
          "--workers", "1", "--no-progress", "--bootstrap", "0"]  # fmt: skip
 
 
@@ -75,7 +75,7 @@ def test_another_match_or_none_is_refused_and_left_as_it_was(tmp_path, capsys) -
     assert arena_cli.main([*MATCH, "--out", str(out)]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     capsys.readouterr()
-    other = [*MATCH[:5], "4", *MATCH[6:]]  # --games 4
+    other = [*MATCH[:5], "4", *MATCH[6:]]  # --deals 4
     assert arena_cli.main([*other, "--out", str(out), "--resume"]) == 2
     err = capsys.readouterr().err
     assert "not the match" in err and "deals_per_lineup: 3" in err and "4 now" in err

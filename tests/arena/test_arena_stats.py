@@ -102,8 +102,8 @@ def test_cli_parser_registration() -> None:
 
     parser = argparse.ArgumentParser()
     add_arena_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["arena", "--agents", "random,mcts:50", "--games", "3"])
-    assert args.func.__name__ == "run_arena" and args.games == 3 and args.duplicate
+    args = parser.parse_args(["arena", "--agents", "random,mcts:50", "--deals", "3"])
+    assert args.func.__name__ == "run_arena" and args.deals == 3 and args.duplicate
 
 
 def test_versus_schedule_seats_the_agent_once_against_copies_of_the_opponent() -> None:

@@ -68,7 +68,7 @@ def test_two_iterations_teach_with_the_accepted_network(tmp_path, capsys) -> Non
         assert len((run / f"iteration_{k}" / "fit_log.jsonl").read_text().splitlines()) == 2
     # the gate is the arena's head to head on the deals of seed 1000 + the loop's seed
     report = tmp_path / "arena"
-    argv = ["arena", "--agents", f"policy:{net1},policy:{net0}", "--games", "2", "--seed", "1000"]
+    argv = ["arena", "--agents", f"policy:{net1},policy:{net0}", "--deals", "2", "--seed", "1000"]
     assert main([*argv, "--no-progress", "--bootstrap", "10", "--out", str(report)]) == 0
     entry = json.loads((report / "arena.json").read_text())["entries"][f"policy:{net1}"]
     gate = json.loads((run / "iteration_1" / "gate.json").read_text())
