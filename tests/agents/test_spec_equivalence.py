@@ -345,6 +345,7 @@ ROWS = [
         "search(net=runs/card_loop/iteration_0/network.npz)",
     ),
     ("pretrained:search@carcassonne_2p_expert.npz", TILE, "search(net=carcassonne_2p_expert)"),
+    ("pretrained:search=3:2@carcassonne_2p_expert.npz", TILE, "search(net=carcassonne_2p_expert)"),
 ]
 #: small instances of the expensive rows' families, for the decisions
 SMALL = [
