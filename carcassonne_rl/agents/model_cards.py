@@ -8,6 +8,7 @@ the shipped agents play it at. Regenerate the committed pages with
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,11 @@ def _players(entry: dict[str, Any]) -> str:
     return f"trained for {players} players{base}"
 
 
+def _prose(text: str) -> str:
+    """``text`` with its command-line options as code (not typeset: ``--out``, not a dash)."""
+    return re.sub(r"(?<![\w`])(--[a-z][\w-]*(?: [\w.]+=[\w.,]+)?)", r"`\1`", text)
+
+
 def _wall(entry: dict[str, Any]) -> str:
     wall = entry.get("wall_seconds")
     if isinstance(wall, int | float):
@@ -68,11 +74,24 @@ def _wall(entry: dict[str, Any]) -> str:
     return str(wall)
 
 
+def _wrap(command: str, width: int = 88) -> str:
+    """``command`` broken before its options into lines of at most ``width`` characters
+    where it can be, each continued with a backslash (the same command in a shell)."""
+    parts = command.split(" --")
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + len(part) + 3 > width - 2:
+            lines.append("  --" + part)
+        else:
+            lines[-1] += " --" + part
+    return " \\\n".join(lines)
+
+
 def _commands(text: str) -> list[str]:
     """The lines of a console block for ``text``: its ``; ``-separated commands, the parts
     that are words rather than commands ("then the same with --resume") as comments."""
     parts = [part.strip() for part in text.split("; ")]
-    return [part if part.split(" ", 1)[0] in PROGRAMS else f"# {part}" for part in parts]
+    return [_wrap(part) if part.split(" ", 1)[0] in PROGRAMS else f"# {part}" for part in parts]
 
 
 def model_card(key: str, info: dict[str, Any] | None = None) -> str:
@@ -85,22 +104,24 @@ def model_card(key: str, info: dict[str, Any] | None = None) -> str:
     lines = [
         f"# {key}",
         "",
-        f"A {game} model: {what} (`{entry['kind']}`). Its inputs: "
+        f"A {game} model, {what} (`{entry['kind']}`). Inputs: "
         f"{FEATURES.get(entry['features'], entry['features'])}; {_players(entry)}.",
         "",
-        "| file | sha256 | size |",
-        "|---|---|---:|",
-        f"| `{entry['file']}` | `{entry['sha256']}` | {entry['bytes']:,} bytes |",
+        "| | |",
+        "|---|---|",
+        f"| file | `{entry['file']}` |",
+        f"| sha256 | `{entry['sha256']}` |",
+        f"| size | {entry['bytes']:,} bytes |",
         "",
         "## How it was trained",
         "",
-        entry["method"],
+        _prose(entry["method"]),
         "",
         "```console",
         *_commands(entry["trained_by"]),
         "```",
         "",
-        f"Exported by: {entry['exported_by']}.",
+        f"Exported by: {_prose(entry['exported_by'])}.",
         "",
         "| | |",
         "|---|---|",
@@ -123,22 +144,21 @@ def model_card(key: str, info: dict[str, Any] | None = None) -> str:
     else:
         lines += ["No shipped agent plays it by default.", ""]
     lines += ["Agent specs that play this file: " + ", ".join(f"`{s}`" for s in entry["specs"])]
-    lines += ["", "## Measured", ""]
-    if entry["rows"]:
-        lines += [
-            "Win rate of the agent's seats [95% interval], mean margin; each row replays with "
-            "its command (the same `--seed`, the same games).",
-            "",
-            "| what | result | games | command |",
-            "|---|---|---:|---|",
-        ]
-        for row in entry["rows"]:
-            lines.append(
-                f"| {_cell(row['what'])} | {_cell(row['result'])} | {row['games']:,} | "
-                f"`{_cell(row['command'])}` |"
-            )
-    else:
-        lines.append("No rows.")
+    lines += [
+        "",
+        "## Measured",
+        "",
+        "Win rate of the agent's seats [95% interval] and mean margin, each run's rows below "
+        "its command: the command replays them (the same `--seed`, the same games).",
+    ]
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for row in entry["rows"]:
+        runs.setdefault(row["command"], []).append(row)
+    for command, rows in runs.items():
+        lines += ["", "```console", _wrap(command), "```", "", "| what | result | games |"]
+        lines.append("|---|---|---:|")
+        for row in rows:
+            lines.append(f"| {_cell(row['what'])} | {_cell(row['result'])} | {row['games']:,} |")
     return "\n".join(lines) + "\n"
 
 

@@ -83,11 +83,16 @@ def test_the_history_check_catches_dates_and_histories() -> None:
 def test_a_card_shows_the_file_the_command_and_the_rows() -> None:
     entry = model_info()["cardcassonne_netleaf"]
     card = model_card("cardcassonne_netleaf")
+    unwrapped = card.replace(" \\\n  ", " ")  # the console blocks' continued lines
     assert card.startswith("# cardcassonne_netleaf\n")
     assert entry["sha256"] in card and "`cardcassonne_netleaf.npz`" in card
-    assert entry["trained_by"] in card
+    assert entry["trained_by"] in unwrapped
+    blocks = [block.split("```")[0] for block in card.split("```console\n")[1:]]
+    long = [line for block in blocks for line in block.splitlines() if len(line) > 88]
+    assert long and all(" --" not in line.strip() for line in long)  # one option a line
     for row in entry["rows"]:
-        assert f"`{row['command']}`" in card and row["result"] in card
+        assert f"```console\n{row['command']}\n```" in unwrapped
+        assert f"| {row['what']} | {row['result']} | {row['games']:,} |" in card
     assert "| `pretrained` | 2-5 players |" in card
     json.dumps(entry)  # plain JSON, nothing else
 
