@@ -240,10 +240,10 @@ def test_every_shipped_model_file_is_described_and_loads() -> None:
     shipped = {path.name for path in model_dir().glob("*.npz")}
     assert described == shipped
     for entry in info.values():
-        assert entry["trained_by"].startswith("carcassonne-rl ") and entry["measured"]
+        assert entry["trained_by"].startswith("carcassonne-rl ") and entry["rows"]
     selfplay = info["carcassonne_2p_selfplay"]
     assert selfplay["file"] == "carcassonne_2p_selfplay.npz"
-    assert "carcassonne_2p_selfplay.npz" in info["carcassonne"]["trained_by"]  # its start
+    assert "carcassonne_2p_selfplay.npz" in info["carcassonne_2p"]["trained_by"]  # its start
     agent = make_agent(f"policy:{model_dir() / selfplay['file']}", "carcassonne", seed=0)
     s = new_game(GameConfig(seed=3))
     code = agent.act(s, 0)
@@ -252,7 +252,7 @@ def test_every_shipped_model_file_is_described_and_loads() -> None:
     from carcassonne_rl.agents.card.policy_net import CardNetAgent
     from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 
-    assert info["cardcassonne"]["file"] == "cardcassonne_netleaf.npz"
+    assert info["cardcassonne_netleaf"]["file"] == "cardcassonne_netleaf.npz"
     card = make_agent("pretrained", "cardcassonne")
     assert isinstance(card, CardSearchValueAgent)
     assert card.net.meta == load_card_net(model_dir() / "cardcassonne_netleaf.npz").meta
@@ -267,5 +267,5 @@ def test_every_shipped_model_file_is_described_and_loads() -> None:
         before = make_agent(f"policy:{name}", "cardcassonne")
         assert isinstance(before, CardSearchValueAgent) and before.net.meta not in metas
         metas.append(before.net.meta)
-    assert info["cardcassonne_ppo"]["file"] == "cardcassonne_2p.npz"
+    assert info["cardcassonne_2p"]["file"] == "cardcassonne_2p.npz"
     assert isinstance(make_agent("policy:cardcassonne_2p.npz", "cardcassonne"), CardNetAgent)
