@@ -65,7 +65,7 @@ _TILE_OBS = ("carcassonne_obs.npz", "carcassonne_obs_4p.npz", "carcassonne_obs_5
 PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("tile-net-v1", "carcassonne",
            "2 players: carcassonne_2p.npz averaged 0.75/0.25 with the heuristic; 3-5 as "
-           "tile-net-v2", ("carcassonne_2p.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne",
+           "tile-net-v2", ("carcassonne_2p.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne_2p",
            _shipped("make_tile_net_v1")),
     Pinned("tile-net-v2", "carcassonne",
            "2 players: expert iteration's network alone; 3-5: the table networks averaged "
@@ -75,15 +75,15 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5",
-           ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne",
+           ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne_2p",
            _shipped("make_tile_search", ["search"]),
            ("search",)),
     Pinned("tile-obs-v1", "carcassonne",
            "the policy reading only the carcassonne_v1 observation (one network per table size)",
            _TILE_OBS, "carcassonne_obs", _shipped("make_pretrained_obs")),
     Pinned("card-net-v1", "cardcassonne", "the MaskablePPO policy network",
-           ("cardcassonne_2p.npz",), "cardcassonne_ppo", _card_net("cardcassonne_2p.npz"),
-           ("policy(model=cardcassonne_ppo)",)),
+           ("cardcassonne_2p.npz",), "cardcassonne_2p", _card_net("cardcassonne_2p.npz"),
+           ("policy(model=cardcassonne_2p)",)),
     Pinned("card-net-v2", "cardcassonne",
            "expert iteration's search-value network ranking the heuristic's 3 best options",
            ("cardcassonne_expert.npz",), "cardcassonne_expert",
@@ -95,13 +95,13 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("card-net-v4", "cardcassonne",
            "expert iteration with the network valuing the search's leaves (search-value "
            "network ranking the heuristic's 3 best options)",
-           ("cardcassonne_netleaf.npz",), "cardcassonne",
+           ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
            _shipped("make_pretrained", "cardcassonne", None),
-           ("policy(model=cardcassonne)",)),
+           ("policy(model=cardcassonne_netleaf)",)),
     Pinned("card-search-v1", "cardcassonne",
            "8 sampled worlds, 3 candidates, 1 round of card-net-v4 rollouts; the leaf valued "
            "by the network at 2 players, by the standings at 3-5",
-           ("cardcassonne_netleaf.npz",), "cardcassonne",
+           ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
            _shipped("make_card_search", ["search"]), ("search",)),
 )}  # fmt: skip
 

@@ -61,7 +61,7 @@ def test_a_named_spec_parses_into_its_family_and_arguments() -> None:
         ("search(net=nonesuch)", TILE, "'nonesuch' is not a shipped model (models.json keys:"),
         ("search(net=./nonesuch.npz)", TILE, "no such network file ./nonesuch.npz"),
         ("policy", TILE, "policy needs exactly one of path= and model="),
-        ("policy(path=a.npz, model=carcassonne)", TILE, "policy needs exactly one of path="),
+        ("policy(path=a.npz, model=carcassonne_2p)", TILE, "policy needs exactly one of path="),
         ("policy(model=nonesuch)", CARD, "'nonesuch' is not a shipped model"),
         ("policy(path=cardcassonne_dmc.npz)", CARD, "no model file or run folder at "
          "cardcassonne_dmc.npz"),
@@ -171,8 +171,8 @@ def test_a_resolution_names_the_pinned_agent_its_files_and_the_version() -> None
         assert f["sha256"] == hashlib.sha256((model_dir() / f["file"]).read_bytes()).hexdigest()
     assert record["version"] == getattr(carcassonne_rl, "__version__", record["version"])
     assert record["version"]
-    nested = registry.resolution("exploit(target=policy(model=cardcassonne_ppo), sims=9)", CARD)
-    assert nested["named"] == "exploit(target=policy(model=cardcassonne_ppo), sims=9)"
+    nested = registry.resolution("exploit(target=policy(model=cardcassonne_2p), sims=9)", CARD)
+    assert nested["named"] == "exploit(target=policy(model=cardcassonne_2p), sims=9)"
     assert [f["file"] for f in nested["files"]] == ["cardcassonne_2p.npz"]
     assert registry.resolution("mcts(sims=1000)", TILE)["named"] == "mcts"
 

@@ -44,7 +44,7 @@ ROWS = [
     (
         "exploit:200:policy:cardcassonne_2p.npz",
         CARD,
-        "exploit(target=policy(model=cardcassonne_ppo), sims=200)",
+        "exploit(target=policy(model=cardcassonne_2p), sims=200)",
     ),
     (
         "exploit:200:policy:cardcassonne_dmc.npz",
@@ -82,7 +82,7 @@ ROWS = [
         CARD,
         "policy(path=/work/main/runs/card_loop/iteration_1/network.npz)",
     ),
-    ("policy:carcassonne_2p.npz", TILE, "policy(model=carcassonne)"),
+    ("policy:carcassonne_2p.npz", TILE, "policy(model=carcassonne_2p)"),
     ("policy:carcassonne_2p_expert.npz", TILE, "policy(model=carcassonne_2p_expert)"),
     ("policy:carcassonne_obs.npz", TILE, "policy(model=carcassonne_obs)"),
     (
@@ -107,10 +107,10 @@ ROWS = [
     ),
     ("policy:carcassonne_table.npz", TILE, "policy(model=carcassonne_table)"),
     ("policy:carcassonne_table_expert.npz", TILE, "policy(model=carcassonne_table_expert)"),
-    ("policy:cardcassonne_2p.npz", CARD, "policy(model=cardcassonne_ppo)"),
+    ("policy:cardcassonne_2p.npz", CARD, "policy(model=cardcassonne_2p)"),
     ("policy:cardcassonne_dmc.npz", CARD, "policy(model=cardcassonne_dmc)"),
     ("policy:cardcassonne_expert.npz", CARD, "policy(model=cardcassonne_expert)"),
-    ("policy:cardcassonne_netleaf.npz", CARD, "policy(model=cardcassonne)"),
+    ("policy:cardcassonne_netleaf.npz", CARD, "policy(model=cardcassonne_netleaf)"),
     ("policy:features.npz", TILE, "policy(path=features.npz)"),
     ("policy:g253_w06.npz", TILE, "policy(path=g253_w06.npz)"),
     ("policy:g253_w075.npz", TILE, "policy(path=g253_w075.npz)"),
@@ -337,7 +337,7 @@ ROWS = [
     (
         "pretrained:search=8:3:1:net@cardcassonne_netleaf.npz",
         CARD,
-        "search(net=cardcassonne, leaf=net)",
+        "search(net=cardcassonne_netleaf, leaf=net)",
     ),
     (
         "pretrained:search=8:3@runs/card_loop/iteration_0/network.npz",
@@ -354,7 +354,7 @@ SMALL = [
     ("cheat-mcts:20", CARD, "cheat-mcts(sims=20)"),
     ("exploit:20:heuristic", CARD, "exploit(target=heuristic, sims=20)"),
     ("exploit:20:policy:cardcassonne_2p.npz", CARD,
-     "exploit(target=policy(model=cardcassonne_ppo), sims=20)"),
+     "exploit(target=policy(model=cardcassonne_2p), sims=20)"),
     ("exploit:20:pretrained", CARD, "exploit(target=pretrained, sims=20)"),
     ("pretrained:20", TILE, "pretrained(sims=20)"),
 ]  # fmt: skip
