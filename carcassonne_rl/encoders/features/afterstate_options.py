@@ -60,6 +60,7 @@ from carcassonne_rl.games.carcassonne.layout import (
     MAX_PLAYERS,
     MAX_POOL,
     NEF,
+    O_FRONT,
     O_LEGAL,
     OK,
     PHASE_FIGURE,
@@ -67,6 +68,7 @@ from carcassonne_rl.games.carcassonne.layout import (
     PHASE_MESSAGE,
     PHASE_OVER,
     PHASE_TILE,
+    R_NFRONT,
     R_NLEGAL,
     R_NPLAYERS,
     R_NSLOTS,
@@ -148,6 +150,33 @@ def _take_off(board, tiles, lo, hi):
 
 
 @njit(cache=True, nogil=True)
+def _copy_position(ints, tiles, segs, i2, t2, s2, rows):
+    """Make ``(i2, t2, s2)`` play as ``(ints, tiles, segs)``, where they can differ: the
+    registers and tables up to the frontier's used part, the legal codes, and the tiles and
+    segments of the slots below ``rows`` (the others are the same in both). A placed tile's
+    unused segment rows stay as allocated in both, so only the used ones are copied; the
+    slots not placed in the source are copied whole. What is left of ``i2`` past the
+    frontier's and the legal list's used parts, and its kernel scratch area, is never read
+    before it is written."""
+    i2[: O_FRONT + ints[R_NFRONT]] = ints[: O_FRONT + ints[R_NFRONT]]
+    i2[O_LEGAL : O_LEGAL + ints[R_NLEGAL]] = ints[O_LEGAL : O_LEGAL + ints[R_NLEGAL]]
+    placed = ints[R_NSLOTS]
+    src = segs.reshape(-1)
+    dst = s2.reshape(-1)
+    width = segs.shape[1]
+    for slot in range(rows):
+        k = MAX_SEGMENTS
+        if slot < placed:
+            k = max(NSEG[tiles[slot, 0]], NSEG[t2[slot, 0]])
+        g = slot * MAX_SEGMENTS * width
+        for x in range(g, g + k * width):
+            dst[x] = src[x]
+    for x in range(rows):
+        for c in range(4):
+            t2[x, c] = tiles[x, c]
+
+
+@njit(cache=True, nogil=True)
 def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scores, per, left):
     """Write every option of the position's pending decision from row ``start`` (see the
     module docstring; at most :func:`option_capacity` rows); returns the rows written, or a
@@ -169,36 +198,39 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     n = start
     for i in range(ints[R_NLEGAL]):
         code = ints[O_LEGAL + i]
-        i1[:] = ints
-        t1[:hi1] = tiles[:hi1]
-        s1[: hi1 * MAX_SEGMENTS] = segs[: hi1 * MAX_SEGMENTS]
+        _copy_position(ints, tiles, segs, i1, t1, s1, hi1)
         status = after_kernel(b, i1, t1, s1, events, pool, code)
         if status != OK:
             return status
         slots1 = i1[R_NSLOTS]
         hi1 = max(hi1, slots1)
         if placing and i1[R_PHASE] == PHASE_FOLLOWER:
-            for j in range(i1[R_NLEGAL]):
+            nf = i1[R_NLEGAL]
+            for j in range(nf):
                 f = i1[O_LEGAL + j]
-                rows = max(hi1, hi2)
-                i2[:] = i1
-                t2[:rows] = t1[:rows]
-                s2[: rows * MAX_SEGMENTS] = s1[: rows * MAX_SEGMENTS]
-                status = after_kernel(b, i2, t2, s2, events, pool, f)
-                if status != OK:
-                    return status
-                hi2 = max(hi2, i2[R_NSLOTS])
                 codes[n] = code
                 followers[n] = f
-                _record(b, i2, t2, s2, n, over, scores, per, left)
-                _take_off(b, t2, slots1, i2[R_NSLOTS])
+                if j == nf - 1:  # the placement's last option: played on it directly
+                    status = after_kernel(b, i1, t1, s1, events, pool, f)
+                    if status != OK:
+                        return status
+                    hi1 = max(hi1, i1[R_NSLOTS])
+                    _record(b, i1, t1, s1, n, over, scores, per, left)
+                else:
+                    _copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                    status = after_kernel(b, i2, t2, s2, events, pool, f)
+                    if status != OK:
+                        return status
+                    hi2 = max(hi2, i2[R_NSLOTS])
+                    _record(b, i2, t2, s2, n, over, scores, per, left)
+                    _take_off(b, t2, slots1, i2[R_NSLOTS])
                 n += 1
         else:
             codes[n] = code
             followers[n] = -1
             _record(b, i1, t1, s1, n, over, scores, per, left)
             n += 1
-        _take_off(b, t1, slots0, slots1)
+        _take_off(b, t1, slots0, i1[R_NSLOTS])
     return n - start
 
 
