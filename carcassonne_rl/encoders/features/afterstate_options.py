@@ -97,7 +97,7 @@ def settle_kernel(board, ints, tiles, segs, events, pool, turn):
         if phase == PHASE_TILE and ints[R_TURN] != turn:
             return OK
         code = ints[O_LEGAL]
-        if phase == PHASE_FIGURE or phase == PHASE_MESSAGE or phase == PHASE_FOLLOWER:
+        if phase in (PHASE_FIGURE, PHASE_MESSAGE, PHASE_FOLLOWER):
             for i in range(ints[R_NLEGAL]):
                 if ints[O_LEGAL + i] == 0:
                     code = 0
