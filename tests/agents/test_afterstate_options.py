@@ -1,0 +1,145 @@
+"""The option kernel (``encoders.features.afterstate_options``) against the reference path
+(a cloned state per option, ``agents.tile.afterstate.options`` + ``value_inputs``), and the
+agents that moved onto it playing the same moves as on the reference path."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.tile.afterstate import options, value_inputs
+from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
+from carcassonne_rl.encoders.features.afterstate import player_features
+from carcassonne_rl.encoders.features.afterstate_options import (
+    option_inputs,
+    option_table,
+    option_tables,
+)
+from carcassonne_rl.games.carcassonne import GameConfig, new_game
+
+EXPANSION_SETS = [(), ("messages",), ("labyrinth",), ("messages", "labyrinth")]
+CONFIGS = [(p, e) for p in (2, 3, 4, 5) for e in EXPANSION_SETS]
+
+
+def _positions(players: int, expansions: tuple[str, ...], seed: int, every: int = 3) -> list:
+    """Positions of every decision phase along two games: one of random moves, one of the
+    greedy agent against random moves (every ``every``-th decision, every decision that is
+    not a tile placement or a follower choice, and those of the last tile)."""
+    out = []
+    greedy = TileGreedyAgent(seed)
+    for game, agent in enumerate((None, greedy)):
+        rng = random.Random(seed * 10 + game)
+        state = new_game(GameConfig(players, seed=seed * 10 + game, expansions=expansions))
+        step = 0
+        while not state.is_over:
+            rare = state.phase not in ("place_tile", "place_follower")
+            if rare or step % every == 0 or state.tiles_left == 0:
+                out.append(state.clone())
+            codes = state.legal_codes()
+            if agent is not None and state.current_player == 0:
+                code = agent.act(state, 0)
+            else:
+                code = codes[rng.randrange(len(codes))]
+            state.apply_code(code)
+            step += 1
+    return out
+
+
+@pytest.mark.parametrize(("players", "expansions"), CONFIGS)
+def test_kernel_options_equal_the_reference_path(players: int, expansions: tuple) -> None:
+    positions = _positions(players, expansions, seed=players)
+    phases = set()
+    finished = 0
+    for state in positions:
+        ref = options(state)
+        opts = option_table(state)
+        phases.add(state.phase)
+        assert opts.code.tolist() == [o.code for o in ref]
+        assert opts.follower.tolist() == [-1 if o.follower is None else o.follower for o in ref]
+        assert opts.over.tolist() == [o.state.is_over for o in ref]
+        finished += int(opts.over.sum())
+        for i, child in enumerate(o.state for o in ref):
+            np.testing.assert_array_equal(opts.scores_of(i), child.scores)
+            per, left = player_features(child)
+            got_per, got_left = opts.features_of(i)
+            np.testing.assert_allclose(got_per, per, rtol=1e-12, atol=1e-12)
+            assert got_left == pytest.approx(left)
+        children = [o.state for o in ref]
+        for features in ("two_player", "table"):
+            for seat in range(players):
+                want, want_where = value_inputs(children, seat, features)
+                got, where = option_inputs(opts, seat, features)
+                np.testing.assert_array_equal(where, want_where)
+                np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    assert {"place_tile", "place_follower"} <= phases
+    if "messages" in expansions:
+        assert "choose_figure" in phases
+    assert finished > 0  # options that end the game were among them
+
+
+def test_a_batch_of_positions_equals_each_position_alone() -> None:
+    states = _positions(3, ("messages", "labyrinth"), seed=5, every=7)
+    states += _positions(2, (), seed=6, every=7)
+    batch, offsets = option_tables(states)
+    assert offsets[-1] == len(batch.code)
+    seats = np.concatenate([np.full(offsets[k + 1] - offsets[k], s.current_player)
+                            for k, s in enumerate(states)])  # fmt: skip
+    for features in ("two_player", "table"):
+        x_batch, where_batch = option_inputs(batch, seats, features)
+        for k, state in enumerate(states):
+            alone = option_table(state)
+            rows = slice(offsets[k], offsets[k + 1])
+            np.testing.assert_array_equal(batch.code[rows], alone.code)
+            np.testing.assert_array_equal(batch.follower[rows], alone.follower)
+            np.testing.assert_array_equal(batch.per_player[rows], alone.per_player)
+            x, where = option_inputs(alone, state.current_player, features)
+            got = where_batch[rows]
+            np.testing.assert_array_equal(got >= 0, where >= 0)
+            np.testing.assert_allclose(x_batch[got[got >= 0]], x[where[where >= 0]], rtol=1e-6)
+
+
+def test_the_position_is_not_changed() -> None:
+    state = _positions(2, ("messages",), seed=3, every=11)[-1]
+    before = [a.copy() for a in state.kernel_arrays()]
+    option_table(state)
+    for a, b in zip(state.kernel_arrays(), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("spec", "players", "expansions"),
+    [
+        ("pretrained", 2, ()),
+        ("pretrained", 2, ("messages", "labyrinth")),
+        ("pretrained", 3, ("messages",)),
+        ("pretrained", 4, ("labyrinth",)),
+        ("pretrained:blend=0.75", 2, ()),
+        ("pretrained:blend=0.6", 5, ("messages", "labyrinth")),
+    ],
+)
+def test_value_agents_play_the_reference_paths_moves(spec: str, players: int,
+                                                     expansions: tuple) -> None:  # fmt: skip
+    """Whole games of ``pretrained`` (and the blend) in every seat, played by the option
+    kernel and by the reference path in lockstep: the same move at every decision, and the
+    same values of every option every few decisions."""
+    fast = make_agent(spec, "carcassonne", seed=7)
+    slow = make_agent(spec, "carcassonne", seed=7)
+    slow.kernel = False
+    assert fast.kernel and not slow.kernel
+    state = new_game(GameConfig(players, seed=40 + players, expansions=expansions))
+    decisions = 0
+    while not state.is_over:
+        p = state.current_player
+        code = fast.act(state, p)
+        assert slow.act(state, p) == code, f"decision {decisions} differs"
+        if decisions % 9 == 0:
+            codes, vals = fast.decision_values(state, p)
+            slow_codes, slow_vals = slow.decision_values(state, p)
+            assert codes == slow_codes
+            np.testing.assert_array_equal(vals, slow_vals)
+        state.apply_code(code)
+        decisions += 1
+    assert decisions > 100
