@@ -143,3 +143,66 @@ def test_value_agents_play_the_reference_paths_moves(spec: str, players: int,
         state.apply_code(code)
         decisions += 1
     assert decisions > 100
+
+
+@pytest.mark.parametrize("feature_set", ["two_player", "table"])
+def test_self_play_plays_the_same_games_on_both_paths(feature_set: str) -> None:
+    """The afterstate self-play (games in flight, network, snapshot and greedy seats, mixed
+    tables with the expansions) records the same positions and targets on the option kernel
+    as on the reference path."""
+    from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT, play_games
+    from carcassonne_rl.training.afterstate.trainer import AfterstateConfig, Learner, export
+
+    config = AfterstateConfig(workers=1, hidden=(16,), feature_set=feature_set, epsilon=0.1)
+    net = export(Learner(config).model, config)
+    old = export(Learner(AfterstateConfig(workers=1, hidden=(16,), feature_set=feature_set,
+                                          seed=5)).model, config)  # fmt: skip
+    if feature_set == "table":
+        tables = [(3, ("messages",)), (4, ()), (2, ("labyrinth",))]
+        lineups = [[NET, GREEDY, SNAPSHOT], [NET, SNAPSHOT, NET, NET], [NET, NET]]
+    else:
+        tables = [(2, ()), (2, ("messages", "labyrinth")), (2, ())]
+        lineups = [[NET, GREEDY], [NET, NET], [SNAPSHOT, NET]]
+    runs = [play_games(config, net.layers, net.meta, [3, 4, 5], None, 1, tables, lineups,
+                       old.layers, kernel=kernel) for kernel in (True, False)]  # fmt: skip
+    fast, slow = runs
+    assert fast["decisions"] == slow["decisions"] > 300
+    np.testing.assert_array_equal(fast["x"], slow["x"])
+    np.testing.assert_array_equal(fast["y"], slow["y"])
+    assert fast["margins_vs_greedy"] == slow["margins_vs_greedy"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "players", "expansions", "searched"),
+    [
+        ("pretrained:search=3:2", 2, (), 6),
+        ("pretrained:search=2:1", 3, ("messages",), 3),
+        ("pretrained:search=2:1", 2, ("messages", "labyrinth"), 3),
+    ],
+)
+def test_search_plays_the_reference_paths_moves(spec: str, players: int, expansions: tuple,
+                                                searched: int) -> None:  # fmt: skip
+    """The tile search (``pretrained:search``) on the option kernel and on the reference path
+    in lockstep along a game: the same network values, the same expectations of the searched
+    candidates, the same move."""
+    fast = make_agent(spec, "carcassonne", seed=3).value_agent_at(players)
+    slow = make_agent(spec, "carcassonne", seed=3).value_agent_at(players)
+    slow.kernel = False
+    greedy = TileGreedyAgent(0)
+    state = new_game(GameConfig(players, seed=20 + players, expansions=expansions))
+    checked = 0
+    while checked < searched:
+        p = state.current_player
+        if state.phase == "place_tile" and state.turn % 7 == 3:
+            opts, vals, refined = fast.search(state, p)
+            ref_opts, ref_vals, ref_refined = slow.search(state, p)
+            assert opts.code.tolist() == [o.code for o in ref_opts]
+            np.testing.assert_array_equal(vals, ref_vals)
+            np.testing.assert_array_equal(refined, ref_refined)
+            assert np.isfinite(refined).sum() == min(len(opts), fast.candidates)
+            assert fast.nodes == slow.nodes
+            assert fast.act(state, p) == slow.act(state, p)
+            checked += 1
+        elif state.phase != "place_tile":
+            assert fast.act(state, p) == slow.act(state, p)
+        state.apply_code(greedy.act(state, p))

@@ -73,6 +73,15 @@ def options(state: Any) -> list[Option]:
     return out
 
 
+def option_state(state: Any, code: int, follower: int = -1) -> Any:
+    """The settled afterstate of one option (``follower`` -1: not a placement's option), as
+    :func:`options` makes it: for the few options whose position a search plays on."""
+    if state.config.messages:
+        state = state.resample_hidden(random.Random(0))
+    child = after(state, int(code))
+    return after(child, int(follower)) if follower >= 0 else child
+
+
 def final_value(state: Any, player: int, scale: float) -> float:
     scores = state.scores
     others = np.delete(scores, player)
@@ -125,9 +134,10 @@ def option_values(net: MLP, opts: Options, player: int) -> np.ndarray:
 
 
 def final_values(opts: Options, player: int, scale: float) -> np.ndarray:
-    """:func:`final_value` of every option's afterstate (meaningful where the game is over)."""
-    vals = np.empty(len(opts.code), np.float64)
-    for i in range(len(vals)):
+    """:func:`final_value` of the options' afterstates where the game is over (0 where it
+    goes on)."""
+    vals = np.zeros(len(opts.code), np.float64)
+    for i in np.flatnonzero(opts.over).tolist():
         scores = opts.scores_of(i)
         others = np.delete(scores, player)
         vals[i] = math.tanh((float(scores[player]) - float(others.max())) / scale)
@@ -137,12 +147,9 @@ def final_values(opts: Options, player: int, scale: float) -> np.ndarray:
 def combine_options(net_values: np.ndarray, where: np.ndarray, opts: Options, player: int,
                     scale: float) -> np.ndarray:  # fmt: skip
     """:func:`combine` for the options of :func:`option_table`."""
-    vals = np.empty(len(where), np.float64)
+    vals = final_values(opts, player, scale)
     going = where >= 0
     vals[going] = net_values[where[going]]
-    if not going.all():
-        done = ~going
-        vals[done] = final_values(opts.take(np.flatnonzero(done)), player, scale)
     return vals
 
 

@@ -107,10 +107,7 @@ def blended_option_values(net: MLP, opts: Options, player: int, weight: float) -
     scale = float(net.meta["value_scale"])
     x, where = option_inputs(opts, player, net_feature_set(net))
     going = np.flatnonzero(where >= 0)
-    vals = np.empty(len(where), np.float64)
-    if len(going) < len(where):
-        done = np.flatnonzero(where < 0)
-        vals[done] = final_values(opts.take(done), player, scale)
+    vals = final_values(opts, player, scale)
     if len(going):
         net_values = net.forward(x)[:, 0]
         heuristic = option_heuristic_margins(opts.take(going), player)

@@ -27,6 +27,12 @@ network-heuristic blend of :mod:`tile_blend`.
 
 Decisions other than a tile placement (follower choices were weighed with the placement,
 The Messages' steps) take the network's best option.
+
+Every option set (the candidates', each reply's, each continuation's) is valued by the
+compiled option kernel (``encoders.features.afterstate_options``), and only the positions
+the search goes on from (the candidates, the replies it continues, the continuations'
+moves) are made as Python states; ``kernel=False`` plays the reference path (a clone per
+option), with the same values and so the same moves.
 """
 
 from __future__ import annotations
@@ -39,13 +45,27 @@ from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
 from carcassonne_rl.agents.tile.afterstate import (
     final_value,
+    final_values,
     net_feature_set,
+    option_state,
+    option_values,
     options,
     pick,
     values_from,
 )
-from carcassonne_rl.agents.tile.blend import blend, blended_values, heuristic_margins
+from carcassonne_rl.agents.tile.blend import (
+    blend,
+    blended_option_values,
+    blended_values,
+    heuristic_margins,
+    option_heuristic_margins,
+)
 from carcassonne_rl.encoders.features.afterstate import player_features
+from carcassonne_rl.encoders.features.afterstate_options import (
+    Options,
+    option_inputs,
+    option_table,
+)
 from carcassonne_rl.encoders.features.table import feature_set
 from carcassonne_rl.games.carcassonne import layout as L
 from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
@@ -98,6 +118,7 @@ class ExpectimaxAgent(BaseAgent):
         name: str = "search",
         weight: float | None = None,
         samples: int = 0,
+        kernel: bool = True,
     ) -> None:
         super().__init__(seed)
         if candidates < 1:
@@ -109,8 +130,11 @@ class ExpectimaxAgent(BaseAgent):
         self.candidates = candidates
         self.samples = samples  # sampled continuations per tile of the next seat
         self.name = name
+        self.kernel = kernel  # the option kernel (False: the reference path)
         self.scale = float(net.meta["value_scale"])
-        self.seat_vector = feature_set(net_feature_set(net))[1]
+        self.features = net_feature_set(net)
+        self.seat_vector = feature_set(self.features)[1]
+        self._reply_over = False
         self.nodes = 0  # afterstates valued in the last decision
         self._stream = 0  # the decision's random stream: the same draws for every candidate
         single_threaded_blas()
@@ -123,6 +147,49 @@ class ExpectimaxAgent(BaseAgent):
         if self.weight is None:
             return values_from(self.net, children, player)
         return blended_values(self.net, children, player, self.weight)
+
+    def option_values(self, opts: Options, player: int) -> np.ndarray:
+        """:meth:`values` of the afterstates of :func:`option_table`'s options."""
+        if self.weight is None:
+            return option_values(self.net, opts, player)
+        return blended_option_values(self.net, opts, player, self.weight)
+
+    def _kernel_reply(self, s: Any, me: int) -> tuple[Any, float]:
+        """:meth:`_reply` by the option kernel; the reply's state is made only when the
+        search goes on from it (``samples`` and the game not over), else ``None`` with its
+        over flag kept by :attr:`_reply_over`."""
+        nxt = s.current_player
+        two = s.config.players == 2
+        opts = option_table(s)
+        self.nodes += len(opts.code)
+        theirs = final_values(opts, nxt, self.scale)
+        mine = final_values(opts, me, self.scale)
+        x_them, where = option_inputs(opts, nxt, self.features)
+        going = np.flatnonzero(where >= 0)
+        if len(going):
+            sub = opts.take(going) if self.weight is not None else opts
+            v_them = self._blend_options(self._forward_x(x_them), sub, nxt)
+            if two:
+                v_me = -v_them
+            else:
+                x_me, _ = option_inputs(opts, me, self.features)
+                v_me = self._blend_options(self._forward_x(x_me), sub, me)
+            theirs[going] = v_them
+            mine[going] = v_me
+        best = int(np.argmax(theirs))
+        self._reply_over = bool(opts.over[best])
+        reply = None
+        if self.samples and not self._reply_over:
+            reply = option_state(s, int(opts.code[best]), int(opts.follower[best]))
+        return reply, float(mine[best])
+
+    def _forward_x(self, x: np.ndarray) -> np.ndarray:
+        return self.net.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
+
+    def _blend_options(self, values: np.ndarray, opts: Options, seat: int) -> np.ndarray:
+        if self.weight is None or not len(values):
+            return values
+        return blend(values, option_heuristic_margins(opts, seat), self.weight, self.scale)
 
     def _blend(self, values: np.ndarray, states: list[Any], feats: list[Any], seat: int
                ) -> np.ndarray:  # fmt: skip
@@ -189,6 +256,15 @@ class ExpectimaxAgent(BaseAgent):
             if drawn is None:
                 return None
             mover = drawn.current_player
+            if self.kernel:
+                opts = option_table(drawn)
+                self.nodes += len(opts.code)
+                vals = self.option_values(opts, mover)
+                best = int(np.argmax(vals))
+                if mover == me:
+                    return float(vals[best])
+                s = option_state(drawn, int(opts.code[best]), int(opts.follower[best]))
+                continue
             children = [o.state for o in options(drawn)]
             self.nodes += len(children)
             vals = self.values(children, mover)
@@ -210,8 +286,13 @@ class ExpectimaxAgent(BaseAgent):
             s = with_drawn_tile(after, tile)
             if s is None:
                 continue
-            reply, value = self._reply(s, me)
-            if self.samples and not reply.is_over:
+            if self.kernel:
+                reply, value = self._kernel_reply(s, me)
+                reply_over = self._reply_over
+            else:
+                reply, value = self._reply(s, me)
+                reply_over = reply.is_over
+            if self.samples and not reply_over:
                 rollouts = []
                 for j in range(self.samples):
                     rng = np.random.default_rng((self._stream, tile, j))
@@ -226,12 +307,17 @@ class ExpectimaxAgent(BaseAgent):
             return float(self.values([after], me)[0])
         return total / weight
 
-    def search(self, state: Any, player: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
-        """(the options of a tile placement, their values by the network, the search's
-        expectation of the ``candidates`` best: ``-inf`` for the options not searched; a
-        single option is not searched and keeps its value)."""
-        opts = options(state)
-        vals = self.values([o.state for o in opts], player)
+    def search(self, state: Any, player: int) -> tuple[Any, np.ndarray, np.ndarray]:
+        """(the options of a tile placement: an :class:`Options` table, or with
+        ``kernel=False`` the reference path's list of ``Option``; their values by the
+        network; the search's expectation of the ``candidates`` best: ``-inf`` for the
+        options not searched; a single option is not searched and keeps its value)."""
+        if self.kernel:
+            opts: Any = option_table(state)
+            vals = self.option_values(opts, player)
+        else:
+            opts = options(state)
+            vals = self.values([o.state for o in opts], player)
         self.nodes = len(opts)
         if len(opts) == 1:
             return opts, vals, vals.copy()
@@ -240,7 +326,11 @@ class ExpectimaxAgent(BaseAgent):
             self._stream = self.rng.randrange(2**31)
         refined = np.full(len(opts), -np.inf)
         for i in order:
-            refined[i] = self.expectation(opts[i].state, player)
+            if self.kernel:
+                after = option_state(state, int(opts.code[i]), int(opts.follower[i]))
+            else:
+                after = opts[i].state
+            refined[i] = self.expectation(after, player)
         return opts, vals, refined
 
     def act(self, state: Any, player: int) -> int:
@@ -248,9 +338,18 @@ class ExpectimaxAgent(BaseAgent):
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])
         if state.phase != "place_tile":
+            if self.kernel:
+                table = option_table(state)
+                self.nodes = len(table.code)
+                return int(table.code[pick(self.option_values(table, player), self.rng)])
             opts = options(state)
             vals = self.values([o.state for o in opts], player)
             self.nodes = len(opts)
             return opts[pick(vals, self.rng)].code
         opts, _, refined = self.search(state, player)
-        return opts[pick(refined, self.rng)].code
+        return option_code(opts, pick(refined, self.rng))
+
+
+def option_code(opts: Any, i: int) -> int:
+    """The code of option ``i`` of what :meth:`ExpectimaxAgent.search` returns."""
+    return int(opts.code[i]) if isinstance(opts, Options) else opts[i].code

@@ -36,7 +36,8 @@ wipes its compiled cache whenever an engine kernel it calls changes.)
 from __future__ import annotations
 
 import random
-from typing import Any, NamedTuple
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -270,7 +271,8 @@ def inputs_kernel(per, left, over, npl, player, messages, labyrinth, set_id, sca
     return k
 
 
-class Options(NamedTuple):
+@dataclass(frozen=True)
+class Options:
     """The options of one decision (or of a batch of decisions, concatenated) and their
     afterstates' numbers, in the order of the reference path."""
 
@@ -284,8 +286,12 @@ class Options(NamedTuple):
     messages: np.ndarray  # float64[n] 1.0 with The Messages
     labyrinth: np.ndarray  # float64[n] 1.0 with the Labyrinth
 
-    def __len__(self) -> int:  # type: ignore[override]
+    def __len__(self) -> int:
         return len(self.code)
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The arrays, in field order."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     def features_of(self, i: int) -> tuple[np.ndarray, float]:
         """``(player_features, tiles left)`` of option ``i``, as ``player_features`` gives
@@ -298,7 +304,7 @@ class Options(NamedTuple):
 
     def take(self, index: np.ndarray) -> Options:
         """The options at ``index``."""
-        return Options(*(a[index] for a in self))
+        return Options(*(a[index] for a in self.columns()))
 
 
 def _empty(capacity: int) -> list[np.ndarray]:

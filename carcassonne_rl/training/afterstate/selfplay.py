@@ -1,5 +1,10 @@
 """Self-play games of the afterstate learner, many in flight per worker, valued in one
-batched pass per step, and the lambda-return targets of their positions."""
+batched pass per step, and the lambda-return targets of their positions.
+
+Every option of every network decision of the games in flight is written by one call of
+the option kernel (``encoders.features.afterstate_options.option_tables``) and valued by
+one forward pass per network; ``kernel=False`` plays the reference path (a cloned state
+per option), with the same values and so the same games."""
 
 from __future__ import annotations
 
@@ -12,10 +17,12 @@ import numpy as np
 from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
 from carcassonne_rl.agents.tile.afterstate import (
     combine,
+    combine_options,
     options,
     pick,
     value_inputs,
 )
+from carcassonne_rl.encoders.features.afterstate_options import option_inputs, option_tables
 from carcassonne_rl.encoders.features.table import feature_set, seat_features
 from carcassonne_rl.runtime.seeds import afterstate_game_rng_seed
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
@@ -59,6 +66,7 @@ def play_games(
     tables: list[tuple[int, tuple[str, ...]]] | None = None,
     lineups: list[list[int]] | None = None,
     snapshot_layers: list | None = None,
+    kernel: bool = True,
 ) -> dict[str, Any]:
     """Play the games of ``deals`` to the end (``layers=None``: greedy vs greedy).
 
@@ -67,7 +75,8 @@ def play_games(
     ``greedy_seats[i]``, -1 for none); GREEDY seats play the config's ``baseline_agent``
     (``greedy`` or ``heuristic``), SNAPSHOT seats ``snapshot_layers`` (a past network).
     Returns the recorded positions (every seat's), their lambda-return targets and, per
-    player count, the network seats' margins in games with baseline seats."""
+    player count, the network seats' margins in games with baseline seats. ``kernel``:
+    the option kernel (False: the reference path, the same games)."""
     from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
     from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
 
@@ -104,12 +113,18 @@ def play_games(
                 _apply(game, int(codes[0]), features)
                 decisions += 1
                 continue
+            if kernel:
+                pending[kind].append((game, p))
+                continue
             opts = options(s)
             x, where = value_inputs([o.state for o in opts], p, features)
             pending[kind].append((game, p, opts, where, x))
         for kind, model in ((NET, net), (SNAPSHOT, past)):
             items = pending[kind]
             if not items:
+                continue
+            if kernel:
+                decisions += _kernel_moves(model, items, features, config)
                 continue
             batch = np.concatenate([it[4] for it in items])
             out = model.forward(batch)[:, 0] if len(batch) else np.zeros(0, np.float32)
@@ -143,6 +158,21 @@ def play_games(
         "decisions": decisions,
         "games": len(games),
     }
+
+
+def _kernel_moves(model: MLP, items: list, features: str, config: AfterstateConfig) -> int:
+    """Play the network's move in each game of ``items`` (``(game, seat)``): every option
+    of all of them from one option-kernel call, valued by one forward pass."""
+    batch, offsets = option_tables([game.state for game, _ in items])
+    counts = np.diff(offsets)
+    seats = np.repeat([p for _, p in items], counts)
+    x, where = option_inputs(batch, seats, features)
+    out = model.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
+    for k, (game, p) in enumerate(items):
+        rows = np.arange(offsets[k], offsets[k + 1])
+        vals = combine_options(out, where[rows], batch.take(rows), p, config.value_scale)
+        _apply(game, int(batch.code[rows[pick(vals, game.rng, config.epsilon)]]), features)
+    return len(items)
 
 
 def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon: float) -> int:

@@ -36,8 +36,9 @@ import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
-from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+from carcassonne_rl.agents.tile.search import ExpectimaxAgent, option_code
 from carcassonne_rl.agents.tile.table_agent import TileTableAgent
+from carcassonne_rl.encoders.features.afterstate_options import Options, option_inputs
 from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
 
@@ -145,7 +146,7 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         if len(opts) > 1:
             _record(rows, net, opts, prior, refined, picked, player, decision, keep)
             decision += 1
-        state.apply_code(opts[picked].code)
+        state.apply_code(option_code(opts, picked))
         placed += 1
     out = {k: np.asarray(v) for k, v in rows.items() if k != "x"}
     empty = np.zeros((0, net.inputs), np.float32)
@@ -154,15 +155,21 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
     return out
 
 
-def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.ndarray,
+def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndarray,
             picked: int, player: int, decision: int, keep: int) -> None:  # fmt: skip
     top = [int(i) for i in np.argsort(-prior, kind="stable")[:keep]]
     if picked not in top:
         top.append(picked)
-    top = [i for i in top if not opts[i].state.is_over]
-    if not top:
-        return
-    x, _ = value_inputs([opts[i].state for i in top], player, net_feature_set(net))
+    if isinstance(opts, Options):  # the search's option kernel
+        top = [i for i in top if not opts.over[i]]
+        if not top:
+            return
+        x, _ = option_inputs(opts.take(np.array(top)), player, net_feature_set(net))
+    else:
+        top = [i for i in top if not opts[i].state.is_over]
+        if not top:
+            return
+        x, _ = value_inputs([opts[i].state for i in top], player, net_feature_set(net))
     own = net.forward(x)[:, 0]
     for row, i in enumerate(top):
         rows["x"].append(x[row])
