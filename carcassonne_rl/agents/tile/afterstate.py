@@ -133,20 +133,23 @@ def option_values(net: MLP, opts: Options, player: int) -> np.ndarray:
     return combine_options(out, where, opts, player, float(net.meta["value_scale"]))
 
 
-def final_values(opts: Options, player: int, scale: float) -> np.ndarray:
+def final_values(opts: Options, player: int | np.ndarray, scale: float) -> np.ndarray:
     """:func:`final_value` of the options' afterstates where the game is over (0 where it
-    goes on)."""
+    goes on); ``player``: one seat, or one per option."""
+    seats = np.broadcast_to(np.asarray(player), opts.code.shape)
     vals = np.zeros(len(opts.code), np.float64)
     for i in np.flatnonzero(opts.over).tolist():
+        p = int(seats[i])
         scores = opts.scores_of(i)
-        others = np.delete(scores, player)
-        vals[i] = math.tanh((float(scores[player]) - float(others.max())) / scale)
+        others = np.delete(scores, p)
+        vals[i] = math.tanh((float(scores[p]) - float(others.max())) / scale)
     return vals
 
 
-def combine_options(net_values: np.ndarray, where: np.ndarray, opts: Options, player: int,
-                    scale: float) -> np.ndarray:  # fmt: skip
-    """:func:`combine` for the options of :func:`option_table`."""
+def combine_options(net_values: np.ndarray, where: np.ndarray, opts: Options,
+                    player: int | np.ndarray, scale: float) -> np.ndarray:  # fmt: skip
+    """:func:`combine` for the options of :func:`option_table` (``where`` from
+    ``option_inputs``; ``player``: one seat, or one per option)."""
     vals = final_values(opts, player, scale)
     going = where >= 0
     vals[going] = net_values[where[going]]

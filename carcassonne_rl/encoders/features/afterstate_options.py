@@ -362,12 +362,13 @@ def option_tables(states: list[Any]) -> tuple[Options, np.ndarray]:
     status = int(options_batch_kernel(boards, ints, tiles, segs, starts[:-1], counts, *out))
     if status != OK:
         _raise(status)
-    index = np.concatenate([np.arange(s, s + c) for s, c in zip(starts[:-1], counts,
-                                                                 strict=True)])  # fmt: skip
-    columns = [np.concatenate(c) for c in zip(*(_config_columns(s.config, int(c))
-                                                for s, c in zip(states, counts, strict=True)),
-                                              strict=True)]  # fmt: skip
+    total = int(counts.sum())
     offsets = np.concatenate([[0], np.cumsum(counts)])
+    index = np.repeat(starts[:-1] - offsets[:-1], counts) + np.arange(total)
+    columns = [np.repeat(np.array(v, dtype), counts) for v, dtype in (
+        ([s.config.players for s in states], np.int64),
+        ([float(s.config.messages) for s in states], np.float64),
+        ([float(s.config.labyrinth) for s in states], np.float64))]  # fmt: skip
     return Options(*(x[index] for x in out), *columns), offsets
 
 

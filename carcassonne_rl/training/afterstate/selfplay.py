@@ -168,10 +168,10 @@ def _kernel_moves(model: MLP, items: list, features: str, config: AfterstateConf
     seats = np.repeat([p for _, p in items], counts)
     x, where = option_inputs(batch, seats, features)
     out = model.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
-    for k, (game, p) in enumerate(items):
-        rows = np.arange(offsets[k], offsets[k + 1])
-        vals = combine_options(out, where[rows], batch.take(rows), p, config.value_scale)
-        _apply(game, int(batch.code[rows[pick(vals, game.rng, config.epsilon)]]), features)
+    vals = combine_options(out, where, batch, seats, config.value_scale)
+    for k, (game, _) in enumerate(items):
+        lo, hi = int(offsets[k]), int(offsets[k + 1])
+        _apply(game, int(batch.code[lo + pick(vals[lo:hi], game.rng, config.epsilon)]), features)
     return len(items)
 
 

@@ -124,14 +124,16 @@ def make_teacher(spec: str, seed: int, players: int = 2) -> ExpectimaxAgent:
 
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
                       placements: int | None = None, expansions: tuple[str, ...] = (),
-                      players: int = 2) -> dict[str, np.ndarray]:  # fmt: skip
+                      players: int = 2, kernel: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
     """Play deal ``deal`` (``players`` seats, the base game or with ``expansions``) with the
     teacher in every seat; the rows of its placements (see the module's docstring).
     ``placements``: stop after that many tile placements (a shortened game, for tests and
-    throughput measurements)."""
+    throughput measurements). ``kernel``: the search's option kernel (False: the reference
+    path, a clone per option; the same game and rows)."""
     from carcassonne_rl.games.registry import new_game
 
     teacher = make_teacher(spec, seed, players)
+    teacher.kernel = kernel
     net = teacher.net
     state = new_game("carcassonne", players, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
