@@ -92,14 +92,20 @@ def blended_values(net: MLP, children: list[Any], player: int, weight: float) ->
     return vals
 
 
-def option_heuristic_margins(opts: Options, player: int) -> np.ndarray:
-    """:func:`heuristic_margins` of the options of one decision (``option_table``)."""
+def option_heuristic_margins(opts: Options, player: int | np.ndarray) -> np.ndarray:
+    """:func:`heuristic_margins` of options of one table size (``option_table``), for seat
+    ``player`` (or one seat per option)."""
     if not len(opts.code):
         return np.zeros(0, np.float64)
     n = int(opts.players[0])
     scores = opts.scores[:, :n].astype(np.float64)
     values = values_of_features(scores, opts.per_player[:, :n], opts.left)
-    return values[:, player] - np.delete(values, player, axis=1).max(axis=1)
+    if np.isscalar(player):
+        return values[:, player] - np.delete(values, player, axis=1).max(axis=1)
+    rows = np.arange(len(values))
+    own = values[rows, player]
+    values[rows, player] = -np.inf
+    return own - values.max(axis=1)
 
 
 def blended_option_values(net: MLP, opts: Options, player: int, weight: float) -> np.ndarray:

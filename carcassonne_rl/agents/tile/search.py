@@ -44,6 +44,7 @@ import numpy as np
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
 from carcassonne_rl.agents.tile.afterstate import (
+    combine_options,
     final_value,
     final_values,
     net_feature_set,
@@ -65,6 +66,7 @@ from carcassonne_rl.encoders.features.afterstate_options import (
     Options,
     option_inputs,
     option_table,
+    option_tables,
 )
 from carcassonne_rl.encoders.features.table import feature_set
 from carcassonne_rl.games.carcassonne import layout as L
@@ -134,7 +136,6 @@ class ExpectimaxAgent(BaseAgent):
         self.scale = float(net.meta["value_scale"])
         self.features = net_feature_set(net)
         self.seat_vector = feature_set(self.features)[1]
-        self._reply_over = False
         self.nodes = 0  # afterstates valued in the last decision
         self._stream = 0  # the decision's random stream: the same draws for every candidate
         single_threaded_blas()
@@ -154,42 +155,94 @@ class ExpectimaxAgent(BaseAgent):
             return option_values(self.net, opts, player)
         return blended_option_values(self.net, opts, player, self.weight)
 
-    def _kernel_reply(self, s: Any, me: int) -> tuple[Any, float]:
-        """:meth:`_reply` by the option kernel; the reply's state is made only when the
-        search goes on from it (``samples`` and the game not over), else ``None`` with its
-        over flag kept by :attr:`_reply_over`."""
-        nxt = s.current_player
-        two = s.config.players == 2
-        opts = option_table(s)
-        self.nodes += len(opts.code)
-        theirs = final_values(opts, nxt, self.scale)
-        mine = final_values(opts, me, self.scale)
-        x_them, where = option_inputs(opts, nxt, self.features)
+    def _batch_values(self, opts: Options, seats: np.ndarray) -> np.ndarray:
+        """:meth:`option_values` of options of several decisions at once, each row for
+        its own seat ``seats[i]`` (one forward pass; every row's value is the one it has
+        alone)."""
+        x, where = option_inputs(opts, seats, self.features)
+        out = self._forward_x(x)
+        vals = combine_options(out, where, opts, seats, self.scale)
         going = np.flatnonzero(where >= 0)
-        if len(going):
-            sub = opts.take(going) if self.weight is not None else opts
-            v_them = self._blend_options(self._forward_x(x_them), sub, nxt)
-            if two:
-                v_me = -v_them
-            else:
-                x_me, _ = option_inputs(opts, me, self.features)
-                v_me = self._blend_options(self._forward_x(x_me), sub, me)
-            theirs[going] = v_them
-            mine[going] = v_me
-        best = int(np.argmax(theirs))
-        self._reply_over = bool(opts.over[best])
-        reply = None
-        if self.samples and not self._reply_over:
-            reply = option_state(s, int(opts.code[best]), int(opts.follower[best]))
-        return reply, float(mine[best])
+        if self.weight is not None and len(going):
+            heuristic = option_heuristic_margins(opts.take(going), seats[going])
+            vals[going] = blend(out[where[going]], heuristic, self.weight, self.scale)
+        return vals
+
+    def _kernel_expectation(self, after: Any, me: int) -> float:
+        """:meth:`expectation` by the option kernel: the next seat's replies to every tile
+        valued in one call, then the sampled continuations of all of them in lockstep (one
+        call a step); the positions made are those the search goes on from."""
+        drawn = []
+        for tile, count in unknown_tiles(after).items():
+            s = with_drawn_tile(after, tile)
+            if s is not None:
+                drawn.append((tile, count, s))
+        if not drawn:
+            return float(self.values([after], me)[0])
+        replies, offsets = option_tables([s for _, _, s in drawn])
+        self.nodes += len(replies)
+        nxt = drawn[0][2].current_player
+        theirs = self._batch_values(replies, np.full(len(replies), nxt))
+        if after.config.players == 2:
+            mine = final_values(replies, me, self.scale)
+            going = ~replies.over
+            mine[going] = -theirs[going]
+        else:
+            mine = self._batch_values(replies, np.full(len(replies), me))
+        values, conts = [], []
+        for k, (tile, _, s) in enumerate(drawn):
+            lo, hi = int(offsets[k]), int(offsets[k + 1])
+            best = lo + int(np.argmax(theirs[lo:hi]))
+            values.append(float(mine[best]))
+            if self.samples and not replies.over[best]:
+                reply = option_state(s, int(replies.code[best]), int(replies.follower[best]))
+                for j in range(self.samples):
+                    rng = np.random.default_rng((self._stream, tile, j))
+                    conts.append([k, reply, rng, None])
+        self._lockstep(conts, me)
+        total, weight = 0.0, 0
+        for k, (_, count, _) in enumerate(drawn):
+            rollouts = [c[3] for c in conts if c[0] == k and c[3] is not None]
+            value = float(np.mean(rollouts)) if rollouts else values[k]
+            total += count * value
+            weight += count
+        return total / weight
+
+    def _lockstep(self, conts: list[list], me: int) -> None:
+        """Play the continuations ``[reply k, position, rng, value]`` as
+        :meth:`_continuation` does, all of them a step at a time (one option-kernel call and
+        one forward pass a step); each one's value (or ``None``) into its last field."""
+        active = list(conts)
+        while active:
+            moving = []
+            for c in active:
+                s = c[1]
+                if s.is_over:
+                    c[3] = final_value(s, me, self.scale)
+                elif s.phase != "place_tile":
+                    c[3] = float(self.values([s], me)[0])
+                else:
+                    d = self._sampled_draw(s, c[2])
+                    if d is not None:
+                        moving.append((c, d))
+            if not moving:
+                return
+            opts, offsets = option_tables([d for _, d in moving])
+            self.nodes += len(opts)
+            movers = [d.current_player for _, d in moving]
+            vals = self._batch_values(opts, np.repeat(movers, np.diff(offsets)))
+            active = []
+            for k, (c, d) in enumerate(moving):
+                lo, hi = int(offsets[k]), int(offsets[k + 1])
+                best = lo + int(np.argmax(vals[lo:hi]))
+                if movers[k] == me:
+                    c[3] = float(vals[best])
+                else:
+                    c[1] = option_state(d, int(opts.code[best]), int(opts.follower[best]))
+                    active.append(c)
 
     def _forward_x(self, x: np.ndarray) -> np.ndarray:
         return self.net.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
-
-    def _blend_options(self, values: np.ndarray, opts: Options, seat: int) -> np.ndarray:
-        if self.weight is None or not len(values):
-            return values
-        return blend(values, option_heuristic_margins(opts, seat), self.weight, self.scale)
 
     def _blend(self, values: np.ndarray, states: list[Any], feats: list[Any], seat: int
                ) -> np.ndarray:  # fmt: skip
@@ -256,15 +309,6 @@ class ExpectimaxAgent(BaseAgent):
             if drawn is None:
                 return None
             mover = drawn.current_player
-            if self.kernel:
-                opts = option_table(drawn)
-                self.nodes += len(opts.code)
-                vals = self.option_values(opts, mover)
-                best = int(np.argmax(vals))
-                if mover == me:
-                    return float(vals[best])
-                s = option_state(drawn, int(opts.code[best]), int(opts.follower[best]))
-                continue
             children = [o.state for o in options(drawn)]
             self.nodes += len(children)
             vals = self.values(children, mover)
@@ -281,18 +325,15 @@ class ExpectimaxAgent(BaseAgent):
             return final_value(after, me, self.scale)
         if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
             return float(self.values([after], me)[0])
+        if self.kernel:
+            return self._kernel_expectation(after, me)
         total, weight = 0.0, 0
         for tile, count in unknown_tiles(after).items():
             s = with_drawn_tile(after, tile)
             if s is None:
                 continue
-            if self.kernel:
-                reply, value = self._kernel_reply(s, me)
-                reply_over = self._reply_over
-            else:
-                reply, value = self._reply(s, me)
-                reply_over = reply.is_over
-            if self.samples and not reply_over:
+            reply, value = self._reply(s, me)
+            if self.samples and not reply.is_over:
                 rollouts = []
                 for j in range(self.samples):
                     rng = np.random.default_rng((self._stream, tile, j))
