@@ -94,7 +94,9 @@ def test_a_batch_of_positions_equals_each_position_alone() -> None:
             rows = slice(offsets[k], offsets[k + 1])
             np.testing.assert_array_equal(batch.code[rows], alone.code)
             np.testing.assert_array_equal(batch.follower[rows], alone.follower)
-            np.testing.assert_array_equal(batch.per_player[rows], alone.per_player)
+            npl = state.config.players
+            np.testing.assert_array_equal(batch.per_player[rows, :npl], alone.per_player)
+            assert not batch.per_player[rows, npl:].any()
             x, where = option_inputs(alone, state.current_player, features)
             got = where_batch[rows]
             np.testing.assert_array_equal(got >= 0, where >= 0)

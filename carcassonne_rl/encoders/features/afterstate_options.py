@@ -236,18 +236,20 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
 
 
 @njit(cache=True, nogil=True)
-def options_batch_kernel(boards, ints, tiles, segs, offsets, counts, codes, followers, over,
-                         scores, per, left):  # fmt: skip
-    """:func:`options_kernel` for every position ``k`` of the stacked arrays, from row
-    ``offsets[k]``; the rows of each into ``counts[k]``. Returns OK or the first failing
-    status."""
+def options_batch_kernel(boards, ints, tiles, segs, counts, codes, followers, over, scores, per,
+                         left):  # fmt: skip
+    """:func:`options_kernel` for every position ``k`` of the stacked arrays, one after the
+    other in the rows; the rows of each into ``counts[k]``. Returns the rows written, or the
+    first failing status (negative)."""
+    n = 0
     for k in range(boards.shape[0]):
-        n = options_kernel(boards[k], ints[k], tiles[k], segs[k], offsets[k], codes,
-                           followers, over, scores, per, left)  # fmt: skip
-        if n < 0:
-            return n
-        counts[k] = n
-    return OK
+        c = options_kernel(boards[k], ints[k], tiles[k], segs[k], n, codes, followers, over,
+                           scores, per, left)  # fmt: skip
+        if c < 0:
+            return c
+        counts[k] = c
+        n += c
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -279,8 +281,8 @@ class Options:
     code: np.ndarray  # int64[n] the decision's code
     follower: np.ndarray  # int64[n] the follower code of a placement's option, or -1
     over: np.ndarray  # bool[n] the game is over after the option
-    scores: np.ndarray  # int64[n, MAX_PLAYERS] every seat's score after it (seats < npl)
-    per_player: np.ndarray  # float64[n, MAX_PLAYERS, PLAYER_FEATURES] (seats < npl)
+    scores: np.ndarray  # int64[n, seats] every seat's score after it (seats < npl; 0 after)
+    per_player: np.ndarray  # float64[n, seats, PLAYER_FEATURES] (seats < npl; 0 after)
     left: np.ndarray  # float64[n] tiles left, as player_features gives them
     players: np.ndarray  # int64[n] the table size of the option's game
     messages: np.ndarray  # float64[n] 1.0 with The Messages
@@ -307,13 +309,13 @@ class Options:
         return Options(*(a[index] for a in self.columns()))
 
 
-def _empty(capacity: int) -> list[np.ndarray]:
+def _empty(capacity: int, seats: int = MAX_PLAYERS) -> list[np.ndarray]:
     return [
         np.empty(capacity, np.int64),
         np.empty(capacity, np.int64),
         np.empty(capacity, np.bool_),
-        np.zeros((capacity, MAX_PLAYERS), np.int64),
-        np.zeros((capacity, MAX_PLAYERS, PLAYER_FEATURES), np.float64),
+        np.zeros((capacity, seats), np.int64),
+        np.zeros((capacity, seats, PLAYER_FEATURES), np.float64),
         np.empty(capacity, np.float64),
     ]
 
@@ -338,7 +340,7 @@ def option_table(state: Any) -> Options:
     """Every option of ``state``'s pending decision with its afterstate's numbers (the
     reference: ``agents.tile.afterstate.options``)."""
     a = _source(state).kernel_arrays()
-    out = _empty(int(option_capacity(a.ints)))
+    out = _empty(int(option_capacity(a.ints)), state.config.players)
     n = int(options_kernel(a.board, a.ints, a.tiles, a.segs, 0, *out))
     if n < 0:
         _raise(n)
@@ -347,29 +349,27 @@ def option_table(state: Any) -> Options:
 
 def option_tables(states: list[Any]) -> tuple[Options, np.ndarray]:
     """The options of every position of ``states`` in one call: ``(options concatenated,
-    offsets)``, position ``k``'s rows being ``offsets[k] : offsets[k + 1]``."""
-    sources = [_source(s).kernel_arrays() for s in states]
-    if not sources:
+    offsets)``, position ``k``'s rows being ``offsets[k] : offsets[k + 1]`` (the seat
+    columns: as many as the largest table among them)."""
+    if not states:
         return Options(*_empty(0), *_config_columns_empty()), np.zeros(1, np.int64)
+    sources = [_source(s).kernel_arrays() for s in states]
     boards = np.stack([a.board for a in sources])
     ints = np.stack([a.ints for a in sources])
     tiles = np.stack([a.tiles for a in sources])
     segs = np.stack([a.segs for a in sources])
-    caps = np.array([option_capacity(a.ints) for a in sources], np.int64)
-    starts = np.concatenate([[0], np.cumsum(caps)])
-    out = _empty(int(starts[-1]))
+    capacity = sum(int(option_capacity(a.ints)) for a in sources)
+    out = _empty(capacity, max(s.config.players for s in states))
     counts = np.zeros(len(states), np.int64)
-    status = int(options_batch_kernel(boards, ints, tiles, segs, starts[:-1], counts, *out))
-    if status != OK:
-        _raise(status)
-    total = int(counts.sum())
+    total = int(options_batch_kernel(boards, ints, tiles, segs, counts, *out))
+    if total < 0:
+        _raise(total)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    index = np.repeat(starts[:-1] - offsets[:-1], counts) + np.arange(total)
     columns = [np.repeat(np.array(v, dtype), counts) for v, dtype in (
         ([s.config.players for s in states], np.int64),
         ([float(s.config.messages) for s in states], np.float64),
         ([float(s.config.labyrinth) for s in states], np.float64))]  # fmt: skip
-    return Options(*(x[index] for x in out), *columns), offsets
+    return Options(*(x[:total] for x in out), *columns), offsets
 
 
 def _config_columns_empty() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
