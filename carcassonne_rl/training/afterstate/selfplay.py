@@ -38,6 +38,9 @@ class SelfPlayGame:
     seats: list[int]  # NET, GREEDY or SNAPSHOT per seat
     features: list[list[np.ndarray]]  # per seat, its turn-end positions
     rng: random.Random  # the network seats' exploration and tie breaks
+    # the option kernel's values of the follower options of the placement just played
+    # (code, value per option), for the follower decision that follows it
+    followers: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def greedy_lineup(players: int, greedy_seat: int) -> list[int]:
@@ -114,6 +117,11 @@ def play_games(
                 decisions += 1
                 continue
             if kernel:
+                if game.followers is not None and s.phase == "place_follower":
+                    fcodes, fvals = game.followers  # valued with the placement: the same
+                    _apply(game, int(fcodes[pick(fvals, game.rng, config.epsilon)]), features)
+                    decisions += 1
+                    continue
                 pending[kind].append((game, p))
                 continue
             opts = options(s)
@@ -171,7 +179,13 @@ def _kernel_moves(model: MLP, items: list, features: str, config: AfterstateConf
     vals = combine_options(out, where, batch, seats, config.value_scale)
     for k, (game, _) in enumerate(items):
         lo, hi = int(offsets[k]), int(offsets[k + 1])
-        _apply(game, int(batch.code[lo + pick(vals[lo:hi], game.rng, config.epsilon)]), features)
+        row = lo + pick(vals[lo:hi], game.rng, config.epsilon)
+        code = int(batch.code[row])
+        placing = game.state.phase == "place_tile"
+        _apply(game, code, features)
+        if placing and game.state.phase == "place_follower":
+            mine = np.flatnonzero(batch.code[lo:hi] == code) + lo
+            game.followers = (batch.follower[mine], vals[mine])
     return len(items)
 
 
@@ -185,6 +199,7 @@ def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon:
 
 
 def _apply(game: SelfPlayGame, code: int, features: str) -> None:
+    game.followers = None
     s = game.state
     turn, mover = s.turn, s.active_player
     s.apply_code(code)
