@@ -147,15 +147,17 @@ def test_value_agents_play_the_reference_paths_moves(spec: str, players: int,
     assert decisions > 100
 
 
-@pytest.mark.parametrize("feature_set", ["two_player", "table"])
-def test_self_play_plays_the_same_games_on_both_paths(feature_set: str) -> None:
-    """The afterstate self-play (games in flight, network, snapshot and greedy seats, mixed
-    tables with the expansions) records the same positions and targets on the option kernel
-    as on the reference path."""
+@pytest.mark.parametrize(("feature_set", "baseline"), [("two_player", "greedy"),
+                                                      ("table", "heuristic")])  # fmt: skip
+def test_self_play_plays_the_same_games_on_both_paths(feature_set: str, baseline: str) -> None:
+    """The afterstate self-play (games in flight, network, snapshot and baseline seats,
+    mixed tables with the expansions) records the same positions and targets on the option
+    kernel as on the reference path."""
     from carcassonne_rl.training.afterstate.selfplay import GREEDY, NET, SNAPSHOT, play_games
     from carcassonne_rl.training.afterstate.trainer import AfterstateConfig, Learner, export
 
-    config = AfterstateConfig(workers=1, hidden=(16,), feature_set=feature_set, epsilon=0.1)
+    config = AfterstateConfig(workers=1, hidden=(16,), feature_set=feature_set, epsilon=0.1,
+                              baseline_agent=baseline)  # fmt: skip
     net = export(Learner(config).model, config)
     old = export(Learner(AfterstateConfig(workers=1, hidden=(16,), feature_set=feature_set,
                                           seed=5)).model, config)  # fmt: skip
@@ -164,7 +166,7 @@ def test_self_play_plays_the_same_games_on_both_paths(feature_set: str) -> None:
         lineups = [[NET, GREEDY, SNAPSHOT], [NET, SNAPSHOT, NET, NET], [NET, NET]]
     else:
         tables = [(2, ()), (2, ("messages", "labyrinth")), (2, ())]
-        lineups = [[NET, GREEDY], [NET, NET], [SNAPSHOT, NET]]
+        lineups = [[NET, GREEDY], [GREEDY, NET], [SNAPSHOT, NET]]
     runs = [play_games(config, net.layers, net.meta, [3, 4, 5], None, 1, tables, lineups,
                        old.layers, kernel=kernel) for kernel in (True, False)]  # fmt: skip
     fast, slow = runs
@@ -172,6 +174,16 @@ def test_self_play_plays_the_same_games_on_both_paths(feature_set: str) -> None:
     np.testing.assert_array_equal(fast["x"], slow["x"])
     np.testing.assert_array_equal(fast["y"], slow["y"])
     assert fast["margins_vs_greedy"] == slow["margins_vs_greedy"]
+
+
+def test_greedy_scores_equal_the_greedy_agents_evaluation() -> None:
+    from carcassonne_rl.agents.tile.potentials_options import greedy_scores
+
+    greedy = TileGreedyAgent(0, follower_value=2.5)
+    for players, expansions in [(2, ()), (3, ("messages",)), (5, ("messages", "labyrinth"))]:
+        for state in _positions(players, expansions, seed=players, every=6):
+            for seat in range(players):
+                assert greedy_scores(state, seat, 2.5) == greedy.evaluate(state, seat)
 
 
 @pytest.mark.parametrize(

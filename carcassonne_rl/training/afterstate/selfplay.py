@@ -22,7 +22,11 @@ from carcassonne_rl.agents.tile.afterstate import (
     pick,
     value_inputs,
 )
-from carcassonne_rl.encoders.features.afterstate_options import option_inputs, option_tables
+from carcassonne_rl.encoders.features.afterstate_options import (
+    option_inputs,
+    option_table,
+    option_tables,
+)
 from carcassonne_rl.encoders.features.table import feature_set, seat_features
 from carcassonne_rl.runtime.seeds import afterstate_game_rng_seed
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
@@ -108,7 +112,8 @@ def play_games(
             kind = game.seats[p]
             if net is None or kind == GREEDY:
                 epsilon = config.epsilon if net is None else 0.0  # warm-up games explore
-                _apply(game, _baseline_move(baseline, s, p, game.rng, epsilon), features)
+                move = _baseline_move(baseline, s, p, game.rng, epsilon, kernel)
+                _apply(game, move, features)
                 decisions += 1
                 continue
             codes = s.legal_action_codes()
@@ -189,13 +194,48 @@ def _kernel_moves(model: MLP, items: list, features: str, config: AfterstateConf
     return len(items)
 
 
-def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon: float) -> int:
+def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon: float,
+                   kernel: bool = False) -> int:  # fmt: skip
     """The baseline agent's move (greedy or heuristic); with probability ``epsilon`` one of
-    its 4 best instead."""
+    its 4 best instead. ``kernel``: its options valued by a compiled call (the same values
+    as its own ``evaluate``, so the same move)."""
+    from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
+
+    evaluate = _kernel_evaluate if kernel else (lambda a, st, p: a.evaluate(st, p))
     if epsilon <= 0 or rng.random() >= epsilon:
-        return agent.act(s, player)
-    scored = sorted(agent.evaluate(s, player), key=lambda cs: -cs[1])[:4]
+        if not kernel:
+            return agent.act(s, player)
+        codes = s.legal_codes()
+        if len(codes) == 1 and s.phase != "place_tile" and isinstance(agent, TileHeuristicAgent):
+            return codes[0]  # as TileHeuristicAgent.act
+        scored = evaluate(agent, s, player)
+        top = max(v for _, v in scored)
+        ties = [c for c, v in scored if v >= top - 1e-9]
+        return ties[agent.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+    scored = sorted(evaluate(agent, s, player), key=lambda cs: -cs[1])[:4]
     return scored[rng.randrange(len(scored))][0]
+
+
+def _kernel_evaluate(agent: Any, s: Any, player: int) -> list[tuple[int, float]]:
+    """``agent.evaluate(s, player)`` of the greedy or heuristic baseline by compiled calls."""
+    from carcassonne_rl.agents.tile.greedy import TileGreedyAgent
+    from carcassonne_rl.agents.tile.heuristic import values_of_features
+    from carcassonne_rl.agents.tile.potentials_options import greedy_scores
+
+    if isinstance(agent, TileGreedyAgent):
+        return greedy_scores(s, player, agent.follower_value)
+    opts = option_table(s)  # the heuristic: every option's player_values, its best margin
+    n = s.config.players
+    values = opts.scores[:, :n].astype(np.float64)
+    going = ~opts.over
+    if going.any():
+        values[going] = values_of_features(values[going], opts.per_player[going, :n],
+                                           opts.left[going], agent.weights)  # fmt: skip
+    best: dict[int, float] = {}
+    for code, row in zip(opts.code.tolist(), values, strict=True):
+        m = float(row[player] - np.delete(row, player).max())
+        best[code] = max(best.get(code, -1e18), m)
+    return list(best.items())
 
 
 def _apply(game: SelfPlayGame, code: int, features: str) -> None:
