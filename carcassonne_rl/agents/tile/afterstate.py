@@ -136,10 +136,9 @@ def option_values(net: MLP, opts: Options, player: int) -> np.ndarray:
 def final_values(opts: Options, player: int | np.ndarray, scale: float) -> np.ndarray:
     """:func:`final_value` of the options' afterstates where the game is over (0 where it
     goes on); ``player``: one seat, or one per option."""
-    seats = np.broadcast_to(np.asarray(player), opts.code.shape)
     vals = np.zeros(len(opts.code), np.float64)
     for i in np.flatnonzero(opts.over).tolist():
-        p = int(seats[i])
+        p = int(player if np.isscalar(player) else player[i])
         scores = opts.scores_of(i)
         others = np.delete(scores, p)
         vals[i] = math.tanh((float(scores[p]) - float(others.max())) / scale)
