@@ -168,29 +168,56 @@ class ExpectimaxAgent(BaseAgent):
             vals[going] = blend(out[where[going]], heuristic, self.weight, self.scale)
         return vals
 
-    def _kernel_expectation(self, after: Any, me: int) -> float:
-        """:meth:`expectation` by the option kernel: the next seat's replies to every tile
-        valued in one call, then the sampled continuations of all of them in lockstep (one
-        call a step); the positions made are those the search goes on from."""
-        drawn = []
-        for tile, count in unknown_tiles(after).items():
-            s = with_drawn_tile(after, tile)
-            if s is not None:
-                drawn.append((tile, count, s))
-        if not drawn:
-            return float(self.values([after], me)[0])
-        replies, offsets = option_tables([s for _, _, s in drawn])
+    def _kernel_expectations(self, afters: list[Any], me: int) -> list[float]:
+        """:meth:`expectation` of each settled afterstate of ``afters`` by the option kernel:
+        the next seat's replies to every tile after every one of them valued in one call,
+        then all the sampled continuations in lockstep (one call a step); the positions made
+        are only those the search goes on from."""
+        out: list[float | None] = [None] * len(afters)
+        drawn = []  # (candidate, tile, count, position with the tile drawn)
+        for c, after in enumerate(afters):
+            if after.is_over:
+                out[c] = final_value(after, me, self.scale)
+            elif after.phase != "place_tile":  # not a tile to draw next: as it stands
+                out[c] = float(self.values([after], me)[0])
+            else:
+                found = False
+                for tile, count in unknown_tiles(after).items():
+                    s = with_drawn_tile(after, tile)
+                    if s is not None:
+                        drawn.append((c, tile, count, s))
+                        found = True
+                if not found:
+                    out[c] = float(self.values([after], me)[0])
+        if drawn:
+            values = self._replies(drawn, me)
+            for c in range(len(afters)):
+                if out[c] is None:
+                    total, weight = 0.0, 0
+                    for (cand, _, count, _), value in zip(drawn, values, strict=True):
+                        if cand == c:
+                            total += count * value
+                            weight += count
+                    out[c] = total / weight
+        return [float(v) for v in out]  # type: ignore[arg-type]
+
+    def _replies(self, drawn: list[tuple], me: int) -> list[float]:
+        """The value for ``me`` of each position of ``drawn`` (a tile drawn for the next
+        seat) once the next seat has played its best option: the network's, or with
+        ``samples`` the mean of the sampled continuations from there."""
+        replies, offsets = option_tables([d[3] for d in drawn])
         self.nodes += len(replies)
-        nxt = drawn[0][2].current_player
-        theirs = self._batch_values(replies, np.full(len(replies), nxt))
-        if after.config.players == 2:
+        counts = np.diff(offsets)
+        nxt = np.repeat([d[3].current_player for d in drawn], counts)
+        theirs = self._batch_values(replies, nxt)
+        if drawn[0][3].config.players == 2:
             mine = final_values(replies, me, self.scale)
             going = ~replies.over
             mine[going] = -theirs[going]
         else:
             mine = self._batch_values(replies, np.full(len(replies), me))
         values, conts = [], []
-        for k, (tile, _, s) in enumerate(drawn):
+        for k, (_, tile, _, s) in enumerate(drawn):
             lo, hi = int(offsets[k]), int(offsets[k + 1])
             best = lo + int(np.argmax(theirs[lo:hi]))
             values.append(float(mine[best]))
@@ -200,13 +227,11 @@ class ExpectimaxAgent(BaseAgent):
                     rng = np.random.default_rng((self._stream, tile, j))
                     conts.append([k, reply, rng, None])
         self._lockstep(conts, me)
-        total, weight = 0.0, 0
-        for k, (_, count, _) in enumerate(drawn):
+        for k in range(len(drawn)):
             rollouts = [c[3] for c in conts if c[0] == k and c[3] is not None]
-            value = float(np.mean(rollouts)) if rollouts else values[k]
-            total += count * value
-            weight += count
-        return total / weight
+            if rollouts:
+                values[k] = float(np.mean(rollouts))
+        return values
 
     def _lockstep(self, conts: list[list], me: int) -> None:
         """Play the continuations ``[reply k, position, rng, value]`` as
@@ -326,7 +351,7 @@ class ExpectimaxAgent(BaseAgent):
         if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
             return float(self.values([after], me)[0])
         if self.kernel:
-            return self._kernel_expectation(after, me)
+            return self._kernel_expectations([after], me)[0]
         total, weight = 0.0, 0
         for tile, count in unknown_tiles(after).items():
             s = with_drawn_tile(after, tile)
@@ -366,12 +391,13 @@ class ExpectimaxAgent(BaseAgent):
         if self.samples:
             self._stream = self.rng.randrange(2**31)
         refined = np.full(len(opts), -np.inf)
+        if self.kernel:  # every candidate's expectation in the same kernel calls
+            afters = [option_state(state, int(opts.code[i]), int(opts.follower[i]))
+                      for i in order]  # fmt: skip
+            refined[order] = self._kernel_expectations(afters, player)
+            return opts, vals, refined
         for i in order:
-            if self.kernel:
-                after = option_state(state, int(opts.code[i]), int(opts.follower[i]))
-            else:
-                after = opts[i].state
-            refined[i] = self.expectation(after, player)
+            refined[i] = self.expectation(opts[i].state, player)
         return opts, vals, refined
 
     def act(self, state: Any, player: int) -> int:
