@@ -220,3 +220,24 @@ def test_search_plays_the_reference_paths_moves(spec: str, players: int, expansi
         elif state.phase != "place_tile":
             assert fast.act(state, p) == slow.act(state, p)
         state.apply_code(greedy.act(state, p))
+
+
+@pytest.mark.parametrize(("players", "expansions"), [(2, ()), (3, ("messages", "labyrinth"))])
+def test_search_on_the_kernel_ignores_what_no_seat_has_seen(players: int, expansions: tuple
+                                                            ) -> None:  # fmt: skip
+    """The twin test for the search on the option kernel: the same move when the undrawn
+    tiles (and message cards) are reshuffled."""
+    state = new_game(GameConfig(players, seed=players + 60, expansions=expansions))
+    greedy = TileGreedyAgent(1)
+    checked = 0
+    while checked < 2:
+        if state.phase == "place_tile" and state.turn % 11 == 5:
+            twin = state.resample_hidden(random.Random(state.turn))
+            assert twin.draw_order != state.draw_order
+            p = state.current_player
+            a = make_agent("pretrained:search=2:1", "carcassonne", seed=state.turn)
+            b = make_agent("pretrained:search=2:1", "carcassonne", seed=state.turn)
+            assert a.kernel and b.kernel
+            assert a.act(state, p) == b.act(twin, p)
+            checked += 1
+        state.apply_code(greedy.act(state, state.current_player))
