@@ -28,9 +28,9 @@ from carcassonne_rl.agents.tile.potentials import (
     potentials_kernel,
 )
 from carcassonne_rl.encoders.features.afterstate_options import (
-    _copy_position,
-    _take_off,
     after_kernel,
+    copy_position,
+    take_off,
 )
 from carcassonne_rl.games.carcassonne.layout import (
     ERR_LOG_FULL,
@@ -93,7 +93,7 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
     hi1 = slots0
     hi2 = slots0
     for i in range(ints[R_NLEGAL]):
-        _copy_position(ints, tiles, segs, i1, t1, s1, hi1)
+        copy_position(ints, tiles, segs, i1, t1, s1, hi1)
         status = after_kernel(b, i1, t1, s1, events, pool, ints[O_LEGAL + i])
         if status != OK:
             return status
@@ -102,17 +102,17 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
         if placing and i1[R_PHASE] == PHASE_FOLLOWER:
             best = -1e18
             for j in range(i1[R_NLEGAL]):
-                _copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
                 status = after_kernel(b, i2, t2, s2, events, pool, i1[O_LEGAL + j])
                 if status != OK:
                     return status
                 hi2 = max(hi2, i2[R_NSLOTS])
                 best = max(best, _margin(b, i2, t2, s2, player, follower_value))
-                _take_off(b, t2, slots1, i2[R_NSLOTS])
+                take_off(b, t2, slots1, i2[R_NSLOTS])
             out[i] = best
         else:
             out[i] = _margin(b, i1, t1, s1, player, follower_value)
-        _take_off(b, t1, slots0, i1[R_NSLOTS])
+        take_off(b, t1, slots0, i1[R_NSLOTS])
     return OK
 
 

@@ -144,14 +144,14 @@ def _record(board, ints, tiles, segs, n, over, scores, per, left):
 
 
 @njit(cache=True, nogil=True)
-def _take_off(board, tiles, lo, hi):
+def take_off(board, tiles, lo, hi):
     """Empty the cells of the tiles in slots ``lo .. hi - 1``."""
     for s in range(lo, hi):
         board[cell_of(tiles, s)] = -1
 
 
 @njit(cache=True, nogil=True)
-def _copy_position(ints, tiles, segs, i2, t2, s2, rows):
+def copy_position(ints, tiles, segs, i2, t2, s2, rows):
     """Make ``(i2, t2, s2)`` play as ``(ints, tiles, segs)``, where they can differ: the
     registers and tables up to the frontier's used part, the legal codes, and the tiles and
     segments of the slots below ``rows`` (the others are the same in both). A placed tile's
@@ -199,7 +199,7 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     n = start
     for i in range(ints[R_NLEGAL]):
         code = ints[O_LEGAL + i]
-        _copy_position(ints, tiles, segs, i1, t1, s1, hi1)
+        copy_position(ints, tiles, segs, i1, t1, s1, hi1)
         status = after_kernel(b, i1, t1, s1, events, pool, code)
         if status != OK:
             return status
@@ -218,20 +218,20 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
                     hi1 = max(hi1, i1[R_NSLOTS])
                     _record(b, i1, t1, s1, n, over, scores, per, left)
                 else:
-                    _copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                    copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
                     status = after_kernel(b, i2, t2, s2, events, pool, f)
                     if status != OK:
                         return status
                     hi2 = max(hi2, i2[R_NSLOTS])
                     _record(b, i2, t2, s2, n, over, scores, per, left)
-                    _take_off(b, t2, slots1, i2[R_NSLOTS])
+                    take_off(b, t2, slots1, i2[R_NSLOTS])
                 n += 1
         else:
             codes[n] = code
             followers[n] = -1
             _record(b, i1, t1, s1, n, over, scores, per, left)
             n += 1
-        _take_off(b, t1, slots0, i1[R_NSLOTS])
+        take_off(b, t1, slots0, i1[R_NSLOTS])
     return n - start
 
 
