@@ -14,6 +14,11 @@ margin = own final score - best other final score; it is trained by
 :mod:`carcassonne_rl.training.afterstate`. It reads the feature set its model file names
 (``meta["feature_set"]``, see ``encoders.features.table``; files without one, or with the
 old name ``v1``, read ``two_player``).
+
+The options and their features come from one compiled call
+(``encoders.features.afterstate_options``: no Python state per option); ``kernel=False``
+plays the reference path instead (:func:`options`, a clone per option, then
+:func:`value_inputs`), which gives the same values and so the same moves.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import numpy as np
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError, single_threaded_blas
 from carcassonne_rl.agents.tile.greedy import after
+from carcassonne_rl.encoders.features.afterstate_options import Options, option_inputs, option_table
 from carcassonne_rl.encoders.features.table import (
     DEFAULT_FEATURE_SET,
     feature_set,
@@ -65,6 +71,15 @@ def options(state: Any) -> list[Option]:
         else:
             out.append(Option(code, None, child))
     return out
+
+
+def option_state(state: Any, code: int, follower: int = -1) -> Any:
+    """The settled afterstate of one option (``follower`` -1: not a placement's option), as
+    :func:`options` makes it: for the few options whose position a search plays on."""
+    if state.config.messages:
+        state = state.resample_hidden(random.Random(0))
+    child = after(state, int(code))
+    return after(child, int(follower)) if follower >= 0 else child
 
 
 def final_value(state: Any, player: int, scale: float) -> float:
@@ -111,6 +126,45 @@ def combine(
     return vals
 
 
+def option_values(net: MLP, opts: Options, player: int) -> np.ndarray:
+    """:func:`values_from` for the options of :func:`option_table` (one forward pass)."""
+    x, where = option_inputs(opts, player, net_feature_set(net))
+    out = net.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
+    return combine_options(out, where, opts, player, float(net.meta["value_scale"]))
+
+
+def final_values(opts: Options, player: int | np.ndarray, scale: float) -> np.ndarray:
+    """:func:`final_value` of the options' afterstates where the game is over (0 where it
+    goes on); ``player``: one seat, or one per option."""
+    vals = np.zeros(len(opts.code), np.float64)
+    for i in np.flatnonzero(opts.over).tolist():
+        p = int(player if np.isscalar(player) else player[i])
+        scores = opts.scores_of(i)
+        others = np.delete(scores, p)
+        vals[i] = math.tanh((float(scores[p]) - float(others.max())) / scale)
+    return vals
+
+
+def combine_options(net_values: np.ndarray, where: np.ndarray, opts: Options,
+                    player: int | np.ndarray, scale: float) -> np.ndarray:  # fmt: skip
+    """:func:`combine` for the options of :func:`option_table` (``where`` from
+    ``option_inputs``; ``player``: one seat, or one per option)."""
+    vals = final_values(opts, player, scale)
+    going = where >= 0
+    vals[going] = net_values[where[going]]
+    return vals
+
+
+def best_per_code(codes: list[int] | np.ndarray, vals: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """(each code once, in order of first appearance; its best value)."""
+    best: dict[int, float] = {}
+    for code, v in zip(codes, vals, strict=True):
+        code = int(code)
+        best[code] = max(best.get(code, -math.inf), float(v))
+    out = list(best)
+    return out, np.array([best[c] for c in out], np.float64)
+
+
 def pick(vals: np.ndarray, rng: Any, epsilon: float = 0.0, top: int = 4) -> int:
     """Index of the best value; with probability ``epsilon`` one of the ``top`` best."""
     if epsilon > 0 and len(vals) > 1 and rng.random() < epsilon:
@@ -137,15 +191,22 @@ def load_value_net(path: str | Path) -> MLP:
 
 
 class AfterstateAgent(BaseAgent):
-    """Plays the option whose afterstate the network values most."""
+    """Plays the option whose afterstate the network values most (``kernel=False``: by the
+    reference path, a clone per option; the same moves)."""
 
     def __init__(
-        self, net: MLP, seed: int | None = None, epsilon: float = 0.0, name: str = "afterstate"
+        self,
+        net: MLP,
+        seed: int | None = None,
+        epsilon: float = 0.0,
+        name: str = "afterstate",
+        kernel: bool = True,
     ) -> None:
         super().__init__(seed)
         self.net = net
         self.epsilon = epsilon
         self.name = name
+        self.kernel = kernel
         self.scale = float(net.meta["value_scale"])
         single_threaded_blas()
 
@@ -153,6 +214,10 @@ class AfterstateAgent(BaseAgent):
         codes = state.legal_action_codes()
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])
+        if self.kernel:
+            table = option_table(state)
+            return int(table.code[pick(self.option_values(table, player), self.rng,
+                                       self.epsilon)])  # fmt: skip
         opts = options(state)
         vals = self.values([o.state for o in opts], player)
         return opts[pick(vals, self.rng, self.epsilon)].code
@@ -161,14 +226,17 @@ class AfterstateAgent(BaseAgent):
         """Value of each afterstate for ``player`` (``tanh(margin / value_scale)``)."""
         return values_from(self.net, children, player)
 
+    def option_values(self, opts: Options, player: int) -> np.ndarray:
+        """:meth:`values` of the afterstates of :func:`option_table`'s options."""
+        return option_values(self.net, opts, player)
+
     def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
         """(the legal codes of the pending decision, the network's value of each for
         ``player``): a placement is worth its best follower option. What a student policy
         imitates when it learns the whole ranking rather than the one move played."""
+        if self.kernel:
+            table = option_table(state)
+            return best_per_code(table.code, self.option_values(table, player))
         opts = options(state)
         vals = self.values([o.state for o in opts], player)
-        best: dict[int, float] = {}
-        for opt, v in zip(opts, vals, strict=True):
-            best[opt.code] = max(best.get(opt.code, -math.inf), float(v))
-        codes = list(best)
-        return codes, np.array([best[c] for c in codes], np.float64)
+        return best_per_code([o.code for o in opts], vals)

@@ -24,9 +24,15 @@ from typing import Any
 import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
-from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, final_value, net_feature_set
+from carcassonne_rl.agents.tile.afterstate import (
+    AfterstateAgent,
+    final_value,
+    final_values,
+    net_feature_set,
+)
 from carcassonne_rl.agents.tile.heuristic import values_of_features
 from carcassonne_rl.encoders.features.afterstate import player_features
+from carcassonne_rl.encoders.features.afterstate_options import Options, option_inputs
 from carcassonne_rl.encoders.features.table import feature_set
 
 #: the 2-player network's (``carcassonne_2p.npz``) share of its average with the heuristic,
@@ -86,6 +92,35 @@ def blended_values(net: MLP, children: list[Any], player: int, weight: float) ->
     return vals
 
 
+def option_heuristic_margins(opts: Options, player: int | np.ndarray) -> np.ndarray:
+    """:func:`heuristic_margins` of options of one table size (``option_table``), for seat
+    ``player`` (or one seat per option)."""
+    if not len(opts.code):
+        return np.zeros(0, np.float64)
+    n = int(opts.players[0])
+    scores = opts.scores[:, :n].astype(np.float64)
+    values = values_of_features(scores, opts.per_player[:, :n], opts.left)
+    if np.isscalar(player):
+        return values[:, player] - np.delete(values, player, axis=1).max(axis=1)
+    rows = np.arange(len(values))
+    own = values[rows, player]
+    values[rows, player] = -np.inf
+    return own - values.max(axis=1)
+
+
+def blended_option_values(net: MLP, opts: Options, player: int, weight: float) -> np.ndarray:
+    """:func:`blended_values` of the options of one decision (``option_table``)."""
+    scale = float(net.meta["value_scale"])
+    x, where = option_inputs(opts, player, net_feature_set(net))
+    going = np.flatnonzero(where >= 0)
+    vals = final_values(opts, player, scale)
+    if len(going):
+        net_values = net.forward(x)[:, 0]
+        heuristic = option_heuristic_margins(opts.take(going), player)
+        vals[going] = blend(net_values, heuristic, weight, scale)
+    return vals
+
+
 class BlendedAgent(AfterstateAgent):
     """:class:`AfterstateAgent` ranking its options by the network-heuristic blend, the
     network's share ``weight`` (one for every table, or one per number of players)."""
@@ -113,3 +148,9 @@ class BlendedAgent(AfterstateAgent):
             return np.zeros(0, np.float64)
         weight = self.weight_at(children[0].config.players)
         return blended_values(self.net, children, player, weight)
+
+    def option_values(self, opts: Options, player: int) -> np.ndarray:
+        if not len(opts.code):
+            return np.zeros(0, np.float64)
+        weight = self.weight_at(int(opts.players[0]))
+        return blended_option_values(self.net, opts, player, weight)

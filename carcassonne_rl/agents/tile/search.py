@@ -27,6 +27,12 @@ network-heuristic blend of :mod:`tile_blend`.
 
 Decisions other than a tile placement (follower choices were weighed with the placement,
 The Messages' steps) take the network's best option.
+
+Every option set (the candidates', each reply's, each continuation's) is valued by the
+compiled option kernel (``encoders.features.afterstate_options``), and only the positions
+the search goes on from (the candidates, the replies it continues, the continuations'
+moves) are made as Python states; ``kernel=False`` plays the reference path (a clone per
+option), with the same values and so the same moves.
 """
 
 from __future__ import annotations
@@ -38,14 +44,30 @@ import numpy as np
 from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, single_threaded_blas
 from carcassonne_rl.agents.tile.afterstate import (
+    combine_options,
     final_value,
+    final_values,
     net_feature_set,
+    option_state,
+    option_values,
     options,
     pick,
     values_from,
 )
-from carcassonne_rl.agents.tile.blend import blend, blended_values, heuristic_margins
+from carcassonne_rl.agents.tile.blend import (
+    blend,
+    blended_option_values,
+    blended_values,
+    heuristic_margins,
+    option_heuristic_margins,
+)
 from carcassonne_rl.encoders.features.afterstate import player_features
+from carcassonne_rl.encoders.features.afterstate_options import (
+    Options,
+    option_inputs,
+    option_table,
+    option_tables,
+)
 from carcassonne_rl.encoders.features.table import feature_set
 from carcassonne_rl.games.carcassonne import layout as L
 from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
@@ -98,6 +120,7 @@ class ExpectimaxAgent(BaseAgent):
         name: str = "search",
         weight: float | None = None,
         samples: int = 0,
+        kernel: bool = True,
     ) -> None:
         super().__init__(seed)
         if candidates < 1:
@@ -109,8 +132,10 @@ class ExpectimaxAgent(BaseAgent):
         self.candidates = candidates
         self.samples = samples  # sampled continuations per tile of the next seat
         self.name = name
+        self.kernel = kernel  # the option kernel (False: the reference path)
         self.scale = float(net.meta["value_scale"])
-        self.seat_vector = feature_set(net_feature_set(net))[1]
+        self.features = net_feature_set(net)
+        self.seat_vector = feature_set(self.features)[1]
         self.nodes = 0  # afterstates valued in the last decision
         self._stream = 0  # the decision's random stream: the same draws for every candidate
         single_threaded_blas()
@@ -123,6 +148,126 @@ class ExpectimaxAgent(BaseAgent):
         if self.weight is None:
             return values_from(self.net, children, player)
         return blended_values(self.net, children, player, self.weight)
+
+    def option_values(self, opts: Options, player: int) -> np.ndarray:
+        """:meth:`values` of the afterstates of :func:`option_table`'s options."""
+        if self.weight is None:
+            return option_values(self.net, opts, player)
+        return blended_option_values(self.net, opts, player, self.weight)
+
+    def _batch_values(self, opts: Options, seats: np.ndarray) -> np.ndarray:
+        """:meth:`option_values` of options of several decisions at once, each row for
+        its own seat ``seats[i]`` (one forward pass; every row's value is the one it has
+        alone)."""
+        x, where = option_inputs(opts, seats, self.features)
+        out = self._forward_x(x)
+        vals = combine_options(out, where, opts, seats, self.scale)
+        going = np.flatnonzero(where >= 0)
+        if self.weight is not None and len(going):
+            heuristic = option_heuristic_margins(opts.take(going), seats[going])
+            vals[going] = blend(out[where[going]], heuristic, self.weight, self.scale)
+        return vals
+
+    def _kernel_expectations(self, afters: list[Any], me: int) -> list[float]:
+        """:meth:`expectation` of each settled afterstate of ``afters`` by the option kernel:
+        the next seat's replies to every tile after every one of them valued in one call,
+        then all the sampled continuations in lockstep (one call a step); the positions made
+        are only those the search goes on from."""
+        out: list[float | None] = [None] * len(afters)
+        drawn = []  # (candidate, tile, count, position with the tile drawn)
+        for c, after in enumerate(afters):
+            if after.is_over:
+                out[c] = final_value(after, me, self.scale)
+            elif after.phase != "place_tile":  # not a tile to draw next: as it stands
+                out[c] = float(self.values([after], me)[0])
+            else:
+                found = False
+                for tile, count in unknown_tiles(after).items():
+                    s = with_drawn_tile(after, tile)
+                    if s is not None:
+                        drawn.append((c, tile, count, s))
+                        found = True
+                if not found:
+                    out[c] = float(self.values([after], me)[0])
+        if drawn:
+            values = self._replies(drawn, me)
+            for c in range(len(afters)):
+                if out[c] is None:
+                    total, weight = 0.0, 0
+                    for (cand, _, count, _), value in zip(drawn, values, strict=True):
+                        if cand == c:
+                            total += count * value
+                            weight += count
+                    out[c] = total / weight
+        return [float(v) for v in out]  # type: ignore[arg-type]
+
+    def _replies(self, drawn: list[tuple], me: int) -> list[float]:
+        """The value for ``me`` of each position of ``drawn`` (a tile drawn for the next
+        seat) once the next seat has played its best option: the network's, or with
+        ``samples`` the mean of the sampled continuations from there."""
+        replies, offsets = option_tables([d[3] for d in drawn])
+        self.nodes += len(replies)
+        counts = np.diff(offsets)
+        nxt = np.repeat([d[3].current_player for d in drawn], counts)
+        theirs = self._batch_values(replies, nxt)
+        if drawn[0][3].config.players == 2:
+            mine = final_values(replies, me, self.scale)
+            going = ~replies.over
+            mine[going] = -theirs[going]
+        else:
+            mine = self._batch_values(replies, np.full(len(replies), me))
+        values, conts = [], []
+        for k, (_, tile, _, s) in enumerate(drawn):
+            lo, hi = int(offsets[k]), int(offsets[k + 1])
+            best = lo + int(np.argmax(theirs[lo:hi]))
+            values.append(float(mine[best]))
+            if self.samples and not replies.over[best]:
+                reply = option_state(s, int(replies.code[best]), int(replies.follower[best]))
+                for j in range(self.samples):
+                    rng = np.random.default_rng((self._stream, tile, j))
+                    conts.append([k, reply, rng, None])
+        self._lockstep(conts, me)
+        for k in range(len(drawn)):
+            rollouts = [c[3] for c in conts if c[0] == k and c[3] is not None]
+            if rollouts:
+                values[k] = float(np.mean(rollouts))
+        return values
+
+    def _lockstep(self, conts: list[list], me: int) -> None:
+        """Play the continuations ``[reply k, position, rng, value]`` as
+        :meth:`_continuation` does, all of them a step at a time (one option-kernel call and
+        one forward pass a step); each one's value (or ``None``) into its last field."""
+        active = list(conts)
+        while active:
+            moving = []
+            for c in active:
+                s = c[1]
+                if s.is_over:
+                    c[3] = final_value(s, me, self.scale)
+                elif s.phase != "place_tile":
+                    c[3] = float(self.values([s], me)[0])
+                else:
+                    d = self._sampled_draw(s, c[2])
+                    if d is not None:
+                        moving.append((c, d))
+            if not moving:
+                return
+            opts, offsets = option_tables([d for _, d in moving])
+            self.nodes += len(opts)
+            movers = [d.current_player for _, d in moving]
+            vals = self._batch_values(opts, np.repeat(movers, np.diff(offsets)))
+            active = []
+            for k, (c, d) in enumerate(moving):
+                lo, hi = int(offsets[k]), int(offsets[k + 1])
+                best = lo + int(np.argmax(vals[lo:hi]))
+                if movers[k] == me:
+                    c[3] = float(vals[best])
+                else:
+                    c[1] = option_state(d, int(opts.code[best]), int(opts.follower[best]))
+                    active.append(c)
+
+    def _forward_x(self, x: np.ndarray) -> np.ndarray:
+        return self.net.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
 
     def _blend(self, values: np.ndarray, states: list[Any], feats: list[Any], seat: int
                ) -> np.ndarray:  # fmt: skip
@@ -205,6 +350,8 @@ class ExpectimaxAgent(BaseAgent):
             return final_value(after, me, self.scale)
         if after.phase != "place_tile":  # not a tile to draw next: value it as it stands
             return float(self.values([after], me)[0])
+        if self.kernel:
+            return self._kernel_expectations([after], me)[0]
         total, weight = 0.0, 0
         for tile, count in unknown_tiles(after).items():
             s = with_drawn_tile(after, tile)
@@ -226,12 +373,17 @@ class ExpectimaxAgent(BaseAgent):
             return float(self.values([after], me)[0])
         return total / weight
 
-    def search(self, state: Any, player: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
-        """(the options of a tile placement, their values by the network, the search's
-        expectation of the ``candidates`` best: ``-inf`` for the options not searched; a
-        single option is not searched and keeps its value)."""
-        opts = options(state)
-        vals = self.values([o.state for o in opts], player)
+    def search(self, state: Any, player: int) -> tuple[Any, np.ndarray, np.ndarray]:
+        """(the options of a tile placement: an :class:`Options` table, or with
+        ``kernel=False`` the reference path's list of ``Option``; their values by the
+        network; the search's expectation of the ``candidates`` best: ``-inf`` for the
+        options not searched; a single option is not searched and keeps its value)."""
+        if self.kernel:
+            opts: Any = option_table(state)
+            vals = self.option_values(opts, player)
+        else:
+            opts = options(state)
+            vals = self.values([o.state for o in opts], player)
         self.nodes = len(opts)
         if len(opts) == 1:
             return opts, vals, vals.copy()
@@ -239,6 +391,11 @@ class ExpectimaxAgent(BaseAgent):
         if self.samples:
             self._stream = self.rng.randrange(2**31)
         refined = np.full(len(opts), -np.inf)
+        if self.kernel:  # every candidate's expectation in the same kernel calls
+            afters = [option_state(state, int(opts.code[i]), int(opts.follower[i]))
+                      for i in order]  # fmt: skip
+            refined[order] = self._kernel_expectations(afters, player)
+            return opts, vals, refined
         for i in order:
             refined[i] = self.expectation(opts[i].state, player)
         return opts, vals, refined
@@ -248,9 +405,18 @@ class ExpectimaxAgent(BaseAgent):
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])
         if state.phase != "place_tile":
+            if self.kernel:
+                table = option_table(state)
+                self.nodes = len(table.code)
+                return int(table.code[pick(self.option_values(table, player), self.rng)])
             opts = options(state)
             vals = self.values([o.state for o in opts], player)
             self.nodes = len(opts)
             return opts[pick(vals, self.rng)].code
         opts, _, refined = self.search(state, player)
-        return opts[pick(refined, self.rng)].code
+        return option_code(opts, pick(refined, self.rng))
+
+
+def option_code(opts: Any, i: int) -> int:
+    """The code of option ``i`` of what :meth:`ExpectimaxAgent.search` returns."""
+    return int(opts.code[i]) if isinstance(opts, Options) else opts[i].code

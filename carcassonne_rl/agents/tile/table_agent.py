@@ -57,6 +57,21 @@ class TileTableAgent(BaseAgent):
             if agent is not None:
                 agent.reset(seed)
 
+    @property
+    def kernel(self) -> bool:
+        """Whether the value agents value their options by the compiled option kernel (the
+        default) or by the reference path (a clone per option; the same moves)."""
+        return all(a.kernel for a in self._value_agents())
+
+    @kernel.setter
+    def kernel(self, on: bool) -> None:
+        for agent in self._value_agents():
+            agent.kernel = on
+
+    def _value_agents(self) -> list[Any]:
+        agents = (self.two, self.table, *self.tables.values())
+        return [a for a in agents if hasattr(a, "kernel")]
+
     def values_agent(self, state: Any) -> Any:
         """The value agent of this table (what ``decision_values`` reads)."""
         return self.value_agent_at(state.config.players)

@@ -113,25 +113,44 @@ def _root(segs, g):
     return g
 
 
+def _fitting_types() -> np.ndarray:
+    """``FITS[sides, edges]``: bit ``t`` set if tile type ``t`` fits, in some rotation, an
+    empty cell whose neighbours on the sides of bit mask ``sides`` (N E S W) show the edge
+    codes ``edges`` (2 bits a side, as ``EDGE_CODE``)."""
+    fits = np.zeros((16, 256), np.int64)
+    for sides in range(16):
+        mask = sum(3 << (2 * s) for s in range(4) if sides >> s & 1)
+        for con in range(256):
+            if con & ~mask:
+                continue
+            for t in range(NUM_TYPES):
+                if any((int(EDGE_CODE[t, r]) & mask) == con for r in range(4)):
+                    fits[sides, con] |= 1 << t
+    return fits
+
+
+FITS = _fitting_types()
+
+
 @njit(cache=True, nogil=True)
 def _fit_count(board, tiles, unplaced, cell):
     """How many unplaced tiles fit the empty ``cell`` in some rotation."""
     con = 0
-    mask = 0
+    sides = 0
     for s in range(4):
         ns = board[cell + DELTA[s]]
         if ns >= 0:
             e = EDGES[tiles[ns, 0], tiles[ns, 1], (s + 2) % 4]
             con |= e << (2 * s)
-            mask |= 3 << (2 * s)
+            sides |= 1 << s
+    bits = FITS[sides, con]
     n = 0
-    for t in range(NUM_TYPES):
-        if unplaced[t] == 0:
-            continue
-        for r in range(4):
-            if (EDGE_CODE[t, r] & mask) == con:
-                n += unplaced[t]
-                break
+    t = 0
+    while bits:
+        if bits & 1:
+            n += unplaced[t]
+        bits >>= 1
+        t += 1
     return n
 
 

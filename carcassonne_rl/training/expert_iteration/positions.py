@@ -36,8 +36,9 @@ import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
-from carcassonne_rl.agents.tile.search import ExpectimaxAgent
+from carcassonne_rl.agents.tile.search import ExpectimaxAgent, option_code
 from carcassonne_rl.agents.tile.table_agent import TileTableAgent
+from carcassonne_rl.encoders.features.afterstate_options import Options, option_inputs
 from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
 
@@ -123,14 +124,16 @@ def make_teacher(spec: str, seed: int, players: int = 2) -> ExpectimaxAgent:
 
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
                       placements: int | None = None, expansions: tuple[str, ...] = (),
-                      players: int = 2) -> dict[str, np.ndarray]:  # fmt: skip
+                      players: int = 2, kernel: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
     """Play deal ``deal`` (``players`` seats, the base game or with ``expansions``) with the
     teacher in every seat; the rows of its placements (see the module's docstring).
     ``placements``: stop after that many tile placements (a shortened game, for tests and
-    throughput measurements)."""
+    throughput measurements). ``kernel``: the search's option kernel (False: the reference
+    path, a clone per option; the same game and rows)."""
     from carcassonne_rl.games.registry import new_game
 
     teacher = make_teacher(spec, seed, players)
+    teacher.kernel = kernel
     net = teacher.net
     state = new_game("carcassonne", players, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
@@ -145,7 +148,7 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         if len(opts) > 1:
             _record(rows, net, opts, prior, refined, picked, player, decision, keep)
             decision += 1
-        state.apply_code(opts[picked].code)
+        state.apply_code(option_code(opts, picked))
         placed += 1
     out = {k: np.asarray(v) for k, v in rows.items() if k != "x"}
     empty = np.zeros((0, net.inputs), np.float32)
@@ -154,15 +157,21 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
     return out
 
 
-def _record(rows: dict, net: MLP, opts: list, prior: np.ndarray, refined: np.ndarray,
+def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndarray,
             picked: int, player: int, decision: int, keep: int) -> None:  # fmt: skip
     top = [int(i) for i in np.argsort(-prior, kind="stable")[:keep]]
     if picked not in top:
         top.append(picked)
-    top = [i for i in top if not opts[i].state.is_over]
-    if not top:
-        return
-    x, _ = value_inputs([opts[i].state for i in top], player, net_feature_set(net))
+    if isinstance(opts, Options):  # the search's option kernel
+        top = [i for i in top if not opts.over[i]]
+        if not top:
+            return
+        x, _ = option_inputs(opts.take(np.array(top)), player, net_feature_set(net))
+    else:
+        top = [i for i in top if not opts[i].state.is_over]
+        if not top:
+            return
+        x, _ = value_inputs([opts[i].state for i in top], player, net_feature_set(net))
     own = net.forward(x)[:, 0]
     for row, i in enumerate(top):
         rows["x"].append(x[row])

@@ -1,0 +1,393 @@
+"""Every option of a tile-game decision and its afterstate features, in one compiled call.
+
+The reference path (``agents.tile.afterstate.options`` then ``value_inputs``) clones a Python
+state per option, applies the option, settles the turn by the default rules
+(``agents.tile.greedy.settle``) and encodes each child. Here one Numba call does the same
+for a position, or for a batch of positions: it applies every option on scratch copies of
+the engine's arrays with the engine's own kernels (``kernels.apply_action``, the function
+every ``State.apply_code`` runs), settles the turn by the same rules, and writes each
+option's
+
+- action code and follower code (``-1``: the option is not a placement, or is the
+  placement alone), in the order of the reference path (legal codes in the engine's order,
+  a placement followed by each of its follower codes in the engine's order);
+- whether the game is over after it, and every seat's score;
+- :func:`.afterstate.player_features_kernel` numbers and the tiles left,
+
+from which :func:`option_inputs` writes the network inputs of a seat (feature set
+``two_player`` or ``table``, any table size, any expansions) for the unfinished ones,
+exactly as ``value_inputs`` does. No Python state is made per option.
+
+Scratch copies: the board is shared by all options of a position and every tile an option
+placed is taken off again afterwards; the registers, tiles and segments are copied back
+from the position (or from the placement, for its follower options) over the rows an
+option can have changed. The score log is write-only for the engine's kernels, so one
+scratch log serves all options.
+
+With The Messages, settling a turn may draw message cards and extra tiles, so the options
+are played on the position with its hidden order resampled from what the players know
+(``resample_hidden(random.Random(0))``, as the reference path does): the afterstates never
+depend on the true hidden order.
+
+(The module's name starts with ``afterstate`` so that ``games.carcassonne.jit_cache``
+wipes its compiled cache whenever an engine kernel it calls changes.)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from carcassonne_rl.encoders.features.afterstate import (
+    PLAYER_FEATURES,
+    PLAYER_SCALE_64,
+    player_features_kernel,
+    seat_vector_kernel,
+)
+from carcassonne_rl.encoders.features.table import (
+    feature_set,
+    feature_set_name,
+    table_vector_kernel,
+)
+from carcassonne_rl.games.carcassonne import layout as L
+from carcassonne_rl.games.carcassonne.board_kernels import NSEG, cell_of
+from carcassonne_rl.games.carcassonne.kernels import apply_action
+from carcassonne_rl.games.carcassonne.layout import (
+    MAX_EVENTS,
+    MAX_PLAYERS,
+    MAX_POOL,
+    NEF,
+    O_FRONT,
+    O_LEGAL,
+    OK,
+    PHASE_FIGURE,
+    PHASE_FOLLOWER,
+    PHASE_MESSAGE,
+    PHASE_OVER,
+    PHASE_TILE,
+    R_NFRONT,
+    R_NLEGAL,
+    R_NPLAYERS,
+    R_NSLOTS,
+    R_PHASE,
+    R_SCORES,
+    R_TILE,
+    R_TURN,
+)
+from carcassonne_rl.games.carcassonne.tiles import MAX_SEGMENTS
+
+#: the feature sets :func:`option_inputs` writes (current names; ``table.feature_set_name``
+#: maps old ones)
+FEATURE_SET_IDS = {"two_player": 0, "table": 1}
+SETTLE_STEPS = 64  # as ``agents.tile.greedy.settle``
+
+
+@njit(cache=True, nogil=True)
+def settle_kernel(board, ints, tiles, segs, events, pool, turn):
+    """Play the rest of turn ``turn`` by the default rules (``agents.tile.greedy.settle``):
+    a figure, a message or a follower takes code 0, anything else the first legal code;
+    returns a status code (``layout.OK`` = 0)."""
+    for _ in range(SETTLE_STEPS):
+        phase = ints[R_PHASE]
+        if phase == PHASE_OVER:
+            return OK
+        if phase == PHASE_TILE and ints[R_TURN] != turn:
+            return OK
+        code = ints[O_LEGAL]
+        if phase in (PHASE_FIGURE, PHASE_MESSAGE, PHASE_FOLLOWER):
+            for i in range(ints[R_NLEGAL]):
+                if ints[O_LEGAL + i] == 0:
+                    code = 0
+                    break
+        status = apply_action(board, ints, tiles, segs, events, pool, code)
+        if status != OK:
+            return status
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def after_kernel(board, ints, tiles, segs, events, pool, code):
+    """Apply ``code`` and settle the turn unless a follower decision is pending
+    (``agents.tile.greedy.after`` on the arrays in place); returns a status code."""
+    turn = ints[R_TURN]
+    status = apply_action(board, ints, tiles, segs, events, pool, code)
+    if status != OK:
+        return status
+    if ints[R_PHASE] != PHASE_FOLLOWER:
+        return settle_kernel(board, ints, tiles, segs, events, pool, turn)
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def option_capacity(ints):
+    """An upper bound of the options of the pending decision (a placement: its codes times
+    the follower choices of the tile, none included)."""
+    n = ints[R_NLEGAL]
+    if ints[R_PHASE] == PHASE_TILE:
+        return n * (NSEG[ints[R_TILE]] + 1)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _record(board, ints, tiles, segs, n, over, scores, per, left):
+    npl = ints[R_NPLAYERS]
+    for p in range(npl):
+        scores[n, p] = ints[R_SCORES + p]
+    over[n] = ints[R_PHASE] == PHASE_OVER
+    out = per[n, :npl]
+    out[:] = 0.0
+    left[n] = player_features_kernel(board, ints, tiles, segs, out)
+
+
+@njit(cache=True, nogil=True)
+def take_off(board, tiles, lo, hi):
+    """Empty the cells of the tiles in slots ``lo .. hi - 1``."""
+    for s in range(lo, hi):
+        board[cell_of(tiles, s)] = -1
+
+
+@njit(cache=True, nogil=True)
+def copy_position(ints, tiles, segs, i2, t2, s2, rows):
+    """Make ``(i2, t2, s2)`` play as ``(ints, tiles, segs)``, where they can differ: the
+    registers and tables up to the frontier's used part, the legal codes, and the tiles and
+    segments of the slots below ``rows`` (the others are the same in both). A placed tile's
+    unused segment rows stay as allocated in both, so only the used ones are copied; the
+    slots not placed in the source are copied whole. What is left of ``i2`` past the
+    frontier's and the legal list's used parts, and its kernel scratch area, is never read
+    before it is written."""
+    i2[: O_FRONT + ints[R_NFRONT]] = ints[: O_FRONT + ints[R_NFRONT]]
+    i2[O_LEGAL : O_LEGAL + ints[R_NLEGAL]] = ints[O_LEGAL : O_LEGAL + ints[R_NLEGAL]]
+    placed = ints[R_NSLOTS]
+    src = segs.reshape(-1)
+    dst = s2.reshape(-1)
+    width = segs.shape[1]
+    for slot in range(rows):
+        k = MAX_SEGMENTS
+        if slot < placed:
+            k = max(NSEG[tiles[slot, 0]], NSEG[t2[slot, 0]])
+        g = slot * MAX_SEGMENTS * width
+        for x in range(g, g + k * width):
+            dst[x] = src[x]
+    for x in range(rows):
+        for c in range(4):
+            t2[x, c] = tiles[x, c]
+
+
+@njit(cache=True, nogil=True)
+def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scores, per, left):
+    """Write every option of the position's pending decision from row ``start`` (see the
+    module docstring; at most :func:`option_capacity` rows); returns the rows written, or a
+    negative status code (``layout.ERR_*``) if an option failed. The position's arrays are
+    not changed."""
+    b = board.copy()
+    i1 = ints.copy()
+    t1 = tiles.copy()
+    s1 = segs.copy()
+    i2 = ints.copy()
+    t2 = tiles.copy()
+    s2 = segs.copy()
+    events = np.empty((MAX_EVENTS, NEF), np.int32)
+    pool = np.empty(MAX_POOL, np.int32)
+    placing = ints[R_PHASE] == PHASE_TILE
+    slots0 = ints[R_NSLOTS]
+    hi1 = slots0  # rows of t1 / s1 that may differ from the position's: slots below hi1
+    hi2 = slots0  # likewise for t2 / s2 (against the placement's)
+    n = start
+    for i in range(ints[R_NLEGAL]):
+        code = ints[O_LEGAL + i]
+        copy_position(ints, tiles, segs, i1, t1, s1, hi1)
+        status = after_kernel(b, i1, t1, s1, events, pool, code)
+        if status != OK:
+            return status
+        slots1 = i1[R_NSLOTS]
+        hi1 = max(hi1, slots1)
+        if placing and i1[R_PHASE] == PHASE_FOLLOWER:
+            nf = i1[R_NLEGAL]
+            for j in range(nf):
+                f = i1[O_LEGAL + j]
+                codes[n] = code
+                followers[n] = f
+                if j == nf - 1:  # the placement's last option: played on it directly
+                    status = after_kernel(b, i1, t1, s1, events, pool, f)
+                    if status != OK:
+                        return status
+                    hi1 = max(hi1, i1[R_NSLOTS])
+                    _record(b, i1, t1, s1, n, over, scores, per, left)
+                else:
+                    copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                    status = after_kernel(b, i2, t2, s2, events, pool, f)
+                    if status != OK:
+                        return status
+                    hi2 = max(hi2, i2[R_NSLOTS])
+                    _record(b, i2, t2, s2, n, over, scores, per, left)
+                    take_off(b, t2, slots1, i2[R_NSLOTS])
+                n += 1
+        else:
+            codes[n] = code
+            followers[n] = -1
+            _record(b, i1, t1, s1, n, over, scores, per, left)
+            n += 1
+        take_off(b, t1, slots0, i1[R_NSLOTS])
+    return n - start
+
+
+@njit(cache=True, nogil=True)
+def options_batch_kernel(boards, ints, tiles, segs, counts, codes, followers, over, scores, per,
+                         left):  # fmt: skip
+    """:func:`options_kernel` for every position ``k`` of the stacked arrays, one after the
+    other in the rows; the rows of each into ``counts[k]``. Returns the rows written, or the
+    first failing status (negative)."""
+    n = 0
+    for k in range(boards.shape[0]):
+        c = options_kernel(boards[k], ints[k], tiles[k], segs[k], n, codes, followers, over,
+                           scores, per, left)  # fmt: skip
+        if c < 0:
+            return c
+        counts[k] = c
+        n += c
+    return n
+
+
+@njit(cache=True, nogil=True)
+def inputs_kernel(per, left, over, npl, player, messages, labyrinth, set_id, scale, dst, where):
+    """Write the network inputs of seat ``player[i]`` (``set_id``: 0 ``two_player``, 1
+    ``table``) of every unfinished option ``i`` into consecutive rows of ``dst``, its row
+    (or -1) into ``where[i]``; returns the rows written. ``npl``, ``messages`` and
+    ``labyrinth`` are per option too (a batch may mix tables)."""
+    k = 0
+    for i in range(over.shape[0]):
+        if over[i]:
+            where[i] = -1
+            continue
+        where[i] = k
+        pp = per[i, : npl[i]]
+        if set_id == 0:
+            seat_vector_kernel(pp, left[i], player[i], messages[i], labyrinth[i], scale, dst[k])
+        else:
+            table_vector_kernel(pp, left[i], player[i], messages[i], labyrinth[i], scale, dst[k])
+        k += 1
+    return k
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options of one decision (or of a batch of decisions, concatenated) and their
+    afterstates' numbers, in the order of the reference path."""
+
+    code: np.ndarray  # int64[n] the decision's code
+    follower: np.ndarray  # int64[n] the follower code of a placement's option, or -1
+    over: np.ndarray  # bool[n] the game is over after the option
+    scores: np.ndarray  # int64[n, seats] every seat's score after it (seats < npl; 0 after)
+    per_player: np.ndarray  # float64[n, seats, PLAYER_FEATURES] (seats < npl; 0 after)
+    left: np.ndarray  # float64[n] tiles left, as player_features gives them
+    players: np.ndarray  # int64[n] the table size of the option's game
+    messages: np.ndarray  # float64[n] 1.0 with The Messages
+    labyrinth: np.ndarray  # float64[n] 1.0 with the Labyrinth
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The arrays, in field order."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def features_of(self, i: int) -> tuple[np.ndarray, float]:
+        """``(player_features, tiles left)`` of option ``i``, as ``player_features`` gives
+        them for its afterstate."""
+        return self.per_player[i, : self.players[i]].copy(), float(self.left[i])
+
+    def scores_of(self, i: int) -> np.ndarray:
+        """Every seat's score after option ``i`` (as ``state.scores``)."""
+        return self.scores[i, : self.players[i]].copy()
+
+    def take(self, index: np.ndarray) -> Options:
+        """The options at ``index``."""
+        return Options(*(a[index] for a in self.columns()))
+
+
+def _empty(capacity: int, seats: int = MAX_PLAYERS) -> list[np.ndarray]:
+    return [
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.bool_),
+        np.zeros((capacity, seats), np.int64),
+        np.zeros((capacity, seats, PLAYER_FEATURES), np.float64),
+        np.empty(capacity, np.float64),
+    ]
+
+
+def _source(state: Any) -> Any:
+    """The position the options are played on (see the module docstring)."""
+    return state.resample_hidden(random.Random(0)) if state.config.messages else state
+
+
+def _raise(status: int) -> None:
+    if status == L.ERR_LOG_FULL:
+        raise RuntimeError("score log overflow (raise MAX_EVENTS / MAX_POOL in layout.py)")
+    raise RuntimeError(f"an option failed in the engine (status {status})")
+
+
+def _config_columns(config: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.full(n, config.players, np.int64), np.full(n, float(config.messages)),
+            np.full(n, float(config.labyrinth)))  # fmt: skip
+
+
+def option_table(state: Any) -> Options:
+    """Every option of ``state``'s pending decision with its afterstate's numbers (the
+    reference: ``agents.tile.afterstate.options``)."""
+    a = _source(state).kernel_arrays()
+    out = _empty(int(option_capacity(a.ints)), state.config.players)
+    n = int(options_kernel(a.board, a.ints, a.tiles, a.segs, 0, *out))
+    if n < 0:
+        _raise(n)
+    return Options(*(x[:n] for x in out), *_config_columns(state.config, n))
+
+
+def option_tables(states: list[Any]) -> tuple[Options, np.ndarray]:
+    """The options of every position of ``states`` in one call: ``(options concatenated,
+    offsets)``, position ``k``'s rows being ``offsets[k] : offsets[k + 1]`` (the seat
+    columns: as many as the largest table among them)."""
+    if not states:
+        return Options(*_empty(0), *_config_columns_empty()), np.zeros(1, np.int64)
+    sources = [_source(s).kernel_arrays() for s in states]
+    boards = np.stack([a.board for a in sources])
+    ints = np.stack([a.ints for a in sources])
+    tiles = np.stack([a.tiles for a in sources])
+    segs = np.stack([a.segs for a in sources])
+    capacity = sum(int(option_capacity(a.ints)) for a in sources)
+    out = _empty(capacity, max(s.config.players for s in states))
+    counts = np.zeros(len(states), np.int64)
+    total = int(options_batch_kernel(boards, ints, tiles, segs, counts, *out))
+    if total < 0:
+        _raise(total)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    columns = [np.repeat(np.array(v, dtype), counts) for v, dtype in (
+        ([s.config.players for s in states], np.int64),
+        ([float(s.config.messages) for s in states], np.float64),
+        ([float(s.config.labyrinth) for s in states], np.float64))]  # fmt: skip
+    return Options(*(x[:total] for x in out), *columns), offsets
+
+
+def _config_columns_empty() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+
+
+def option_inputs(opts: Options, player: int | np.ndarray, features: str = "two_player"
+                  ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """``(inputs of the unfinished options seen from seat player, index of each option's
+    row or -1)``: what ``value_inputs`` gives for the options' afterstates. ``player``: one
+    seat, or one per option (a batch of decisions)."""
+    name = feature_set_name(features)
+    width = feature_set(name)[0]
+    n = len(opts.code)
+    seats = np.full(n, player, np.int64) if np.isscalar(player) else np.asarray(player, np.int64)
+    dst = np.empty((n, width), np.float32)
+    where = np.empty(n, np.int64)
+    rows = inputs_kernel(opts.per_player, opts.left, opts.over, opts.players, seats,
+                         opts.messages, opts.labyrinth, FEATURE_SET_IDS[name], PLAYER_SCALE_64,
+                         dst, where)  # fmt: skip
+    return dst[:rows], where
