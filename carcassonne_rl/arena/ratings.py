@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from .match import GameResult
 
@@ -111,10 +111,18 @@ def pairwise(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, 
 
 
 def bradley_terry(
-    table: dict[str, dict[str, float]], prior: float = 1.0, iters: int = 500
+    table: dict[str, dict[str, float]],
+    prior: float = 1.0,
+    iters: int = 10_000,
+    tol: float = 1e-12,
 ) -> dict[str, float]:
-    """Bradley-Terry strengths by the MM algorithm; each entry also gets ``prior`` virtual
-    draws against a fixed reference of strength 1 (keeps perfect records finite)."""
+    """Bradley-Terry strengths ``gamma`` (P(a beats b) = g_a / (g_a + g_b)) maximizing the
+    likelihood of the pairwise results ``table[a][b]`` (a's wins over b, a draw counted as
+    half a win to each), by the MM algorithm (Hunter 2004), until no strength moves by more
+    than ``tol`` (relative) or ``iters`` rounds. Each entry also gets ``prior`` virtual games
+    against a fixed reference of strength 1, half won (a maximum a posteriori fit that keeps a
+    perfect record finite); ``prior=0`` is the plain maximum likelihood, whose scale is then
+    free (ratings are differences, see :func:`elo_ratings`)."""
     labels = list(table)
     gamma = {a: 1.0 for a in labels}
     for _ in range(iters):
@@ -129,20 +137,39 @@ def bradley_terry(
                 if n:
                     wins += table[a][b]
                     denom += n / (gamma[a] + gamma[b])
-            new[a] = wins / denom
+            new[a] = wins / denom if denom else 1.0
+        moved = max((abs(new[a] - gamma[a]) / gamma[a] for a in labels if gamma[a]), default=0.0)
         gamma = new
+        if moved <= tol:
+            break
     return gamma
 
 
-def elo_ratings(table: dict[str, dict[str, float]], anchor: str | None = None) -> dict[str, float]:
-    """Bradley-Terry strengths on the Elo scale (400 log10), ``anchor`` at 0 (default: the
-    entry named ``random`` if any, else the first)."""
-    gamma = bradley_terry(table)
+def default_anchor(labels: Sequence[str], prefer: Sequence[str] = ("random",)) -> str:
+    """The entry fixed at rating 0: the first of ``prefer`` among ``labels``, else the first
+    label."""
+    return next((a for a in prefer if a in labels), labels[0])
+
+
+def elo_ratings(
+    table: dict[str, dict[str, float]], anchor: str | None = None, prior: float = 1.0
+) -> dict[str, float]:
+    """Bradley-Terry strengths (:func:`bradley_terry`, ``prior``) on the Elo scale,
+    ``400 * log10(gamma)``, shifted so that ``anchor`` is at 0 (default: the entry named
+    ``random`` if any, else the first). A gap of ``d`` points is an expected score of
+    ``1 / (1 + 10 ** (-d / 400))``; two entries only: ``400 * log10(wins / losses)``."""
+    gamma = bradley_terry(table, prior=prior)
     labels = list(table)
     if anchor is None:
-        anchor = "random" if "random" in labels else labels[0]
+        anchor = default_anchor(labels)
     base = math.log10(gamma[anchor])
     return {a: 400.0 * (math.log10(gamma[a]) - base) for a in labels}
+
+
+def _add(total: dict[str, dict[str, float]], part: dict[str, dict[str, float]]) -> None:
+    for a, row in part.items():
+        for b, x in row.items():
+            total[a][b] += x
 
 
 def rating_intervals(
@@ -150,18 +177,31 @@ def rating_intervals(
     labels: Sequence[str],
     samples: int = 200,
     seed: int = 0,
+    anchor: str | None = None,
+    key: Callable[[GameResult], Hashable] | None = None,
+    prior: float = 1.0,
 ) -> dict[str, list[float]]:
-    """95% bootstrap intervals of the Elo ratings, resampling (lineup, deal) clusters."""
-    clusters: dict[tuple[int, int], list[GameResult]] = defaultdict(list)
+    """95% bootstrap intervals (2.5th and 97.5th percentiles of ``samples`` refits) of the
+    Elo ratings (:func:`elo_ratings` with ``anchor`` and ``prior``): each sample draws, with
+    replacement and the generator seeded ``seed``, as many clusters of games as there are,
+    a cluster being the games of one ``key(game)`` (default: one (lineup, deal), the
+    correlated games of a deal's seat rotations). The anchor's interval is [0, 0]: the others'
+    are relative to it."""
+    if key is None:
+        key = _lineup_deal
+    clusters: dict[Hashable, list[GameResult]] = defaultdict(list)
     for res in results:
-        clusters[(res.lineup, res.deal)].append(res)
-    keys = list(clusters)
+        clusters[key(res)].append(res)
+    tables = [pairwise(games, labels) for games in clusters.values()]
     rng = random.Random(seed)
     draws: dict[str, list[float]] = {a: [] for a in labels}
-    anchor = "random" if "random" in labels else labels[0]
+    if anchor is None:
+        anchor = default_anchor(labels)
     for _ in range(samples):
-        pick = [r for _ in keys for r in clusters[keys[rng.randrange(len(keys))]]]
-        elo = elo_ratings(pairwise(pick, labels), anchor)
+        total = {a: {b: 0.0 for b in labels} for a in labels}
+        for _ in tables:
+            _add(total, tables[rng.randrange(len(tables))])
+        elo = elo_ratings(total, anchor, prior)
         for a in labels:
             draws[a].append(elo[a])
     out = {}
@@ -169,3 +209,7 @@ def rating_intervals(
         d = sorted(draws[a])
         out[a] = [d[int(0.025 * (len(d) - 1))], d[int(0.975 * (len(d) - 1))]]
     return out
+
+
+def _lineup_deal(res: GameResult) -> tuple[int, int]:
+    return (res.lineup, res.deal)
