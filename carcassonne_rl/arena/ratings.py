@@ -14,9 +14,13 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 
+import numpy as np
+
 from .match import GameResult
 
 Z95 = 1.959964
+#: Elo points per natural-log unit of strength (400 / ln 10)
+ELO_PER_NAT = 400.0 / math.log(10.0)
 
 
 def win_share(res: GameResult, seat: int) -> float:
@@ -110,39 +114,70 @@ def pairwise(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, 
     return table
 
 
+def _log_sigmoid(x: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -x)
+
+
+def _fit_log_strengths(wins: np.ndarray, prior: float, iters: int, tol: float) -> np.ndarray:
+    """Natural-log strengths maximizing the Bradley-Terry log-likelihood of the win matrix
+    ``wins[a, b]`` plus ``prior`` virtual games of each entry against a reference at 0, half
+    won: Newton's method on the concave log-likelihood, each step halved until it does not
+    lower the likelihood, until a step moves no strength by more than ``tol``. With
+    ``prior=0`` the first entry stays at 0 (the likelihood is blind to a common shift)."""
+    k = len(wins)
+    games = wins + wins.T
+    won = wins.sum(axis=1)
+    theta = np.zeros(k)
+    free = np.arange(k) if prior > 0 else np.arange(1, k)
+
+    def loglik(t: np.ndarray) -> float:
+        d = t[:, None] - t[None, :]
+        ll = float((wins * _log_sigmoid(d)).sum())
+        return ll + prior * 0.5 * float((_log_sigmoid(t) + _log_sigmoid(-t)).sum())
+
+    current = loglik(theta)
+    for _ in range(iters):
+        p = np.exp(_log_sigmoid(theta[:, None] - theta[None, :]))
+        ref = np.exp(_log_sigmoid(theta))
+        grad = won - (games * p).sum(axis=1) + prior * (0.5 - ref)
+        q = games * p * (1.0 - p)
+        neg_hess = np.diag(q.sum(axis=1) + prior * ref * (1.0 - ref)) - q
+        sub = neg_hess[np.ix_(free, free)]
+        step = np.zeros(k)
+        step[free] = np.linalg.lstsq(sub, grad[free], rcond=None)[0]
+        scale = 1.0
+        for _ in range(40):
+            trial = loglik(theta + scale * step)
+            if trial >= current - 1e-12 * max(1.0, abs(current)):
+                break
+            scale /= 2
+        theta = theta + scale * step
+        current = loglik(theta)
+        if float(np.max(np.abs(scale * step), initial=0.0)) <= tol:
+            break
+    return theta
+
+
+def _win_matrix(table: dict[str, dict[str, float]], labels: Sequence[str]) -> np.ndarray:
+    return np.array([[table[a][b] if a != b else 0.0 for b in labels] for a in labels], float)
+
+
 def bradley_terry(
     table: dict[str, dict[str, float]],
     prior: float = 1.0,
-    iters: int = 10_000,
-    tol: float = 1e-12,
+    iters: int = 100,
+    tol: float = 1e-10,
 ) -> dict[str, float]:
     """Bradley-Terry strengths ``gamma`` (P(a beats b) = g_a / (g_a + g_b)) maximizing the
     likelihood of the pairwise results ``table[a][b]`` (a's wins over b, a draw counted as
-    half a win to each), by the MM algorithm (Hunter 2004), until no strength moves by more
-    than ``tol`` (relative) or ``iters`` rounds. Each entry also gets ``prior`` virtual games
+    half a win to each), by Newton's method on the log-strengths (at most ``iters`` steps,
+    until none moves by more than ``tol``). Each entry also gets ``prior`` virtual games
     against a fixed reference of strength 1, half won (a maximum a posteriori fit that keeps a
     perfect record finite); ``prior=0`` is the plain maximum likelihood, whose scale is then
-    free (ratings are differences, see :func:`elo_ratings`)."""
+    free (the first entry is kept at 1; ratings are differences, see :func:`elo_ratings`)."""
     labels = list(table)
-    gamma = {a: 1.0 for a in labels}
-    for _ in range(iters):
-        new = {}
-        for a in labels:
-            wins = prior * 0.5
-            denom = prior / (gamma[a] + 1.0)
-            for b in labels:
-                if a == b:
-                    continue
-                n = table[a][b] + table[b][a]
-                if n:
-                    wins += table[a][b]
-                    denom += n / (gamma[a] + gamma[b])
-            new[a] = wins / denom if denom else 1.0
-        moved = max((abs(new[a] - gamma[a]) / gamma[a] for a in labels if gamma[a]), default=0.0)
-        gamma = new
-        if moved <= tol:
-            break
-    return gamma
+    theta = _fit_log_strengths(_win_matrix(table, labels), prior, iters, tol)
+    return {a: math.exp(float(t)) for a, t in zip(labels, theta, strict=True)}
 
 
 def default_anchor(labels: Sequence[str], prefer: Sequence[str] = ("random",)) -> str:
@@ -158,18 +193,16 @@ def elo_ratings(
     ``400 * log10(gamma)``, shifted so that ``anchor`` is at 0 (default: the entry named
     ``random`` if any, else the first). A gap of ``d`` points is an expected score of
     ``1 / (1 + 10 ** (-d / 400))``; two entries only: ``400 * log10(wins / losses)``."""
-    gamma = bradley_terry(table, prior=prior)
     labels = list(table)
     if anchor is None:
         anchor = default_anchor(labels)
-    base = math.log10(gamma[anchor])
-    return {a: 400.0 * (math.log10(gamma[a]) - base) for a in labels}
+    return _elo(_win_matrix(table, labels), labels, labels.index(anchor), prior)
 
 
-def _add(total: dict[str, dict[str, float]], part: dict[str, dict[str, float]]) -> None:
-    for a, row in part.items():
-        for b, x in row.items():
-            total[a][b] += x
+def _elo(wins: np.ndarray, labels: Sequence[str], anchor: int, prior: float) -> dict[str, float]:
+    theta = _fit_log_strengths(wins, prior, 100, 1e-10)
+    elo = ELO_PER_NAT * (theta - theta[anchor])
+    return {a: float(x) for a, x in zip(labels, elo, strict=True)}
 
 
 def rating_intervals(
@@ -192,16 +225,17 @@ def rating_intervals(
     clusters: dict[Hashable, list[GameResult]] = defaultdict(list)
     for res in results:
         clusters[key(res)].append(res)
-    tables = [pairwise(games, labels) for games in clusters.values()]
+    tables = [_win_matrix(pairwise(games, labels), labels) for games in clusters.values()]
     rng = random.Random(seed)
     draws: dict[str, list[float]] = {a: [] for a in labels}
     if anchor is None:
         anchor = default_anchor(labels)
+    at = list(labels).index(anchor)
     for _ in range(samples):
-        total = {a: {b: 0.0 for b in labels} for a in labels}
+        total = np.zeros((len(labels), len(labels)))
         for _ in tables:
-            _add(total, tables[rng.randrange(len(tables))])
-        elo = elo_ratings(total, anchor, prior)
+            total += tables[rng.randrange(len(tables))]
+        elo = _elo(total, labels, at, prior)
         for a in labels:
             draws[a].append(elo[a])
     out = {}
