@@ -1,7 +1,7 @@
 """``carcassonne-rl leaderboard``: a round robin of agents, rated on one Elo scale.
 
-Example: ``carcassonne-rl leaderboard --game cardcassonne --deals 20 --seed 1`` plays the card
-game's shipped agents against each other on 20 duplicate deals and writes
+Example: ``carcassonne-rl leaderboard --game cardcassonne --deals 10 --seed 1`` plays the card
+game's shipped agents against each other on 10 duplicate deals and writes
 ``leaderboard.md``, ``leaderboard.json``, ``leaderboard.png`` and ``games.csv`` into a new
 folder ``runs/leaderboard/cardcassonne-2p-DATE-TIME`` (or ``--out``). A run cut short goes on
 with the same command plus ``--out DIR --resume``. The schedule, the pairwise results and
@@ -94,9 +94,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "specs with parentheses for the shell); default: the game's shipped agents, "
         + "; ".join(f"{g}: {','.join(a)}" for g, a in DEFAULT_AGENTS.items()),
     )
-    p.add_argument("--deals", type=positive(int), default=20,
-                   help="deals every pair of agents plays, each from every seat (default: 20)"
-                   )  # fmt: skip
+    p.add_argument("--deals", type=positive(int), default=10,
+                   help="deals every pair of agents plays, each from every seat (default: 10); "
+                   "the games cost deals x pairs x seats, most of it in the searching agents' "
+                   "(pretrained:search, mcts), so a quick table leaves them out")  # fmt: skip
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="seed of the deals: the same seed plays the same games (default: a "
                    "fresh 128-bit seed, written to the report and printed)")  # fmt: skip
