@@ -109,9 +109,9 @@ def pair_results(
             for i in mine:
                 for j in theirs:
                     d = res.scores[i] - res.scores[j]
-                    wins += d > 0
-                    losses += d < 0
-                    draws += d == 0
+                    wins += int(d > 0)
+                    losses += int(d < 0)
+                    draws += int(d == 0)
         n = wins + losses + draws
         stats = entry_stats(games, [agent, opp])
         out.append(
@@ -232,8 +232,33 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
         "ms per decision: measured in this run. An agent that won (lost) every comparison has "
         "no finite maximum-likelihood rating: its value comes from the fit's prior and its "
         "interval is open on that side.",
+        "",
+        *score_table(board),
     ]
     return "\n".join(rows) + "\n"
+
+
+def score_table(board: dict[str, Any]) -> list[str]:
+    """The per-pair results as a cross table, best agent first: the row agent's score
+    against the column agent (its pairwise wins plus half its draws, over its comparisons;
+    at 3-5 players from the lineup of the row agent against copies of the column one)."""
+    order = [r["agent"] for r in board["ratings"]]
+    cell: dict[tuple[str, str], float] = {}
+    for p in board["pairs"]:
+        cell[(p["agent"], p["opponent"])] = p["score"]
+        if board["players"] == 2:
+            cell[(p["opponent"], p["agent"])] = 1.0 - p["score"]
+    against = "" if board["players"] == 2 else f" ({board['players'] - 1} copies)"
+    lines = [
+        f"Score of each row's agent against each column's{against}:",
+        "",
+        "| | " + " | ".join(f"{i + 1}" for i in range(len(order))) + " |",
+        "|---|" + "---:|" * len(order),
+    ]
+    for i, a in enumerate(order):
+        cells = ["" if a == b else _pct(cell[(a, b)]) if (a, b) in cell else "" for b in order]
+        lines.append(f"| {i + 1}. {a} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def plot(board: dict[str, Any], title: str, path: Any) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 import carcassonne_rl.cli.leaderboard as board_cli
 from carcassonne_rl.arena.game_log import LOG_FILE
-from carcassonne_rl.arena.leaderboard import fit, leaderboard_jobs, pairs
+from carcassonne_rl.arena.leaderboard import fit, leaderboard_jobs, pairs, score_table
 from carcassonne_rl.arena.match import GameResult, Setup, run_jobs, schedule
 from carcassonne_rl.arena.ratings import bradley_terry, default_anchor, elo_ratings
 from carcassonne_rl.cli.main import main as cli_main
@@ -94,6 +94,10 @@ def test_greedy_is_the_anchor_and_ratings_rank_the_agents() -> None:
                 p["agent"] == "greedy")  # fmt: skip
     assert (pair["wins"], pair["losses"], pair["draws"], pair["games"]) == (0, 5, 1, 6)
     assert pair["score"] == pytest.approx(0.5 / 6)
+    cross = score_table(board)  # rows and columns by rank: heuristic, greedy, random
+    assert cross[-3:] == ["| 1. heuristic |  | 91.7% | 83.3% |",
+                          "| 2. greedy | 8.3% |  | 66.7% |",
+                          "| 3. random | 16.7% | 33.3% |  |"]  # fmt: skip
 
 
 def test_a_perfect_record_has_an_open_interval() -> None:
