@@ -189,6 +189,11 @@ def fit(
     }
 
 
+def count(n: int, noun: str) -> str:
+    """``3 deals``, ``1 deal``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -224,7 +229,8 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
     against = "one other agent" if players == 2 else f"{players - 1} copies of another agent"
     rows += [
         "",
-        f"{board['deals']} deals, {board['games']} games at {players} players: every agent "
+        f"{count(board['deals'], 'deal')}, {count(board['games'], 'game')} at {players} "
+        f"players: every agent "
         f"against {against}, each deal played from every seat. Rating: Bradley-Terry on the "
         f"Elo scale over pairwise results (higher score wins, equal scores draw), "
         f"`{board['anchor']}` fixed at 0; interval: 95% bootstrap over deals "

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from carcassonne_rl.arena.game_log import GameLog, GameLogError
-from carcassonne_rl.arena.leaderboard import BOOTSTRAP_SAMPLES, fit, leaderboard_jobs
+from carcassonne_rl.arena.leaderboard import BOOTSTRAP_SAMPLES, count, fit, leaderboard_jobs
 from carcassonne_rl.arena.leaderboard import markdown as leaderboard_markdown
 from carcassonne_rl.arena.leaderboard import plot as leaderboard_plot
 from carcassonne_rl.arena.match import Setup, run_jobs
@@ -224,8 +224,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     paths["markdown"].write_text(text)
     paths["json"].write_text(json.dumps(data, indent=1) + "\n")
     write_csv(results, paths["csv"])
-    leaderboard_plot(data, f"{title}, {data['deals']} deals, {data['games']} games",
-                     paths["plot"])  # fmt: skip
+    sizes = f"{count(data['deals'], 'deal')}, {count(data['games'], 'game')}"
+    leaderboard_plot(data, f"{title}, {sizes}", paths["plot"])
     print(text, end="")
     print("written: " + ", ".join(str(p) for p in paths.values()))
     return 0
