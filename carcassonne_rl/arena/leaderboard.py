@@ -84,6 +84,24 @@ def _record(table: dict[str, dict[str, float]], agent: str) -> str | None:
     return None
 
 
+def separated_groups(table: dict[str, dict[str, float]], order: Sequence[str]) -> list[list[str]]:
+    """The agents split into groups that their results connect (``a`` reaches ``b`` when it
+    won or drew a comparison against it, through any chain): a finite maximum-likelihood
+    fit exists only if this is one group (Zermelo, Ford). Several groups: each one's agents
+    won every comparison against every agent of the groups after it, and the gaps between
+    groups come from the fit's prior alone. Groups and their members in ``order``."""
+    reach = {a: {b for b in table if b != a and table[a][b] > 0} | {a} for a in table}
+    for k in table:  # transitive closure (Warshall)
+        for a in table:
+            if k in reach[a]:
+                reach[a] |= reach[k]
+    groups: list[list[str]] = []
+    for a in order:
+        if not any(a in g for g in groups):
+            groups.append([b for b in order if b in reach[a] and a in reach[b]])
+    return groups
+
+
 def _bound(x: float | None, side: str) -> str:
     return f"{x:+.0f}" if x is not None else ("∞" if side == "hi" else "-∞")
 
@@ -186,6 +204,7 @@ def fit(
         "ratings": rows,
         "pairwise_wins": table,
         "pairs": pair_results(results, labels, players),
+        "separated_groups": separated_groups(table, [r["agent"] for r in rows]),
     }
 
 
@@ -238,10 +257,25 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
         "ms per decision: measured in this run. An agent that won (lost) every comparison has "
         "no finite maximum-likelihood rating: its value comes from the fit's prior and its "
         "interval is open on that side.",
+        *_separation_note(board),
         "",
         *score_table(board),
     ]
     return "\n".join(rows) + "\n"
+
+
+def _separation_note(board: dict[str, Any]) -> list[str]:
+    groups = board["separated_groups"]
+    if len(groups) < 2:
+        return []
+    chain = " > ".join(", ".join(g) for g in groups)
+    return [
+        "",
+        f"The results split the agents into {len(groups)} groups, each of which won every "
+        f"comparison against the groups after it: {chain}. The gaps between groups have no "
+        "finite maximum-likelihood value; they come from the fit's prior (more deals may join "
+        "the groups).",
+    ]
 
 
 def score_table(board: dict[str, Any]) -> list[str]:

@@ -13,7 +13,14 @@ import pytest
 
 import carcassonne_rl.cli.leaderboard as board_cli
 from carcassonne_rl.arena.game_log import LOG_FILE
-from carcassonne_rl.arena.leaderboard import fit, leaderboard_jobs, pairs, score_table
+from carcassonne_rl.arena.leaderboard import (
+    fit,
+    leaderboard_jobs,
+    markdown,
+    pairs,
+    score_table,
+    separated_groups,
+)
 from carcassonne_rl.arena.match import GameResult, Setup, run_jobs, schedule
 from carcassonne_rl.arena.ratings import bradley_terry, default_anchor, elo_ratings
 from carcassonne_rl.cli.main import main as cli_main
@@ -105,6 +112,23 @@ def test_a_perfect_record_has_an_open_interval() -> None:
     rows = {r["agent"]: r for r in fit(results, ["random", "greedy"], 2, 20)["ratings"]}
     assert rows["random"]["record"] == "all lost" and rows["random"]["rating_ci95"][0] is None
     assert rows["greedy"]["record"] is None  # the anchor
+
+
+def test_results_that_split_the_agents_into_ordered_groups_are_named() -> None:
+    # a and b beat each other; c drew d once; c and d lost every game to a and b
+    table = table_of({("a", "b"): 3, ("b", "a"): 1, ("a", "c"): 2, ("b", "c"): 2,
+                      ("a", "d"): 2, ("b", "d"): 1, ("c", "d"): 1.5, ("d", "c"): 0.5})  # fmt: skip
+    assert separated_groups(table, ["a", "b", "c", "d"]) == [["a", "b"], ["c", "d"]]
+    table["d"]["a"] = 1  # d beat a once: one group, through d -> a -> b -> c -> d
+    assert separated_groups(table, ["a", "b", "c", "d"]) == [["a", "b", "c", "d"]]
+    results = [game(0, d, ["random", "greedy"], [0, 5]) for d in range(4)]
+    results += [game(1, d, ["random", "heuristic"], [0, 5]) for d in range(4)]
+    results += [game(2, d, ["greedy", "heuristic"], [5, 5 - d % 2]) for d in range(4)]
+    board = fit(results, ["random", "greedy", "heuristic"], 2, 20)
+    assert board["separated_groups"] == [["greedy", "heuristic"], ["random"]]
+    note = markdown(board, "t", "c")
+    assert "2 groups, each of which won every comparison" in note
+    assert "greedy, heuristic > random" in note
 
 
 def test_the_schedule_pairs_every_agent_from_every_seat_on_shared_deals() -> None:
