@@ -12,11 +12,15 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+
+import numpy as np
 
 from .match import GameResult
 
 Z95 = 1.959964
+#: Elo points per natural-log unit of strength (400 / ln 10)
+ELO_PER_NAT = 400.0 / math.log(10.0)
 
 
 def win_share(res: GameResult, seat: int) -> float:
@@ -110,39 +114,95 @@ def pairwise(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, 
     return table
 
 
-def bradley_terry(
-    table: dict[str, dict[str, float]], prior: float = 1.0, iters: int = 500
-) -> dict[str, float]:
-    """Bradley-Terry strengths by the MM algorithm; each entry also gets ``prior`` virtual
-    draws against a fixed reference of strength 1 (keeps perfect records finite)."""
-    labels = list(table)
-    gamma = {a: 1.0 for a in labels}
+def _log_sigmoid(x: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -x)
+
+
+def _fit_log_strengths(wins: np.ndarray, prior: float, iters: int, tol: float) -> np.ndarray:
+    """Natural-log strengths maximizing the Bradley-Terry log-likelihood of the win matrix
+    ``wins[a, b]`` plus ``prior`` virtual games of each entry against a reference at 0, half
+    won: Newton's method on the concave log-likelihood, each step halved until it does not
+    lower the likelihood, until a step moves no strength by more than ``tol``. With
+    ``prior=0`` the first entry stays at 0 (the likelihood is blind to a common shift)."""
+    k = len(wins)
+    games = wins + wins.T
+    won = wins.sum(axis=1)
+    theta = np.zeros(k)
+    free = np.arange(k) if prior > 0 else np.arange(1, k)
+
+    def loglik(t: np.ndarray) -> float:
+        d = t[:, None] - t[None, :]
+        ll = float((wins * _log_sigmoid(d)).sum())
+        return ll + prior * 0.5 * float((_log_sigmoid(t) + _log_sigmoid(-t)).sum())
+
+    current = loglik(theta)
     for _ in range(iters):
-        new = {}
-        for a in labels:
-            wins = prior * 0.5
-            denom = prior / (gamma[a] + 1.0)
-            for b in labels:
-                if a == b:
-                    continue
-                n = table[a][b] + table[b][a]
-                if n:
-                    wins += table[a][b]
-                    denom += n / (gamma[a] + gamma[b])
-            new[a] = wins / denom
-        gamma = new
-    return gamma
+        p = np.exp(_log_sigmoid(theta[:, None] - theta[None, :]))
+        ref = np.exp(_log_sigmoid(theta))
+        grad = won - (games * p).sum(axis=1) + prior * (0.5 - ref)
+        q = games * p * (1.0 - p)
+        neg_hess = np.diag(q.sum(axis=1) + prior * ref * (1.0 - ref)) - q
+        sub = neg_hess[np.ix_(free, free)]
+        step = np.zeros(k)
+        step[free] = np.linalg.lstsq(sub, grad[free], rcond=None)[0]
+        scale = 1.0
+        for _ in range(40):
+            trial = loglik(theta + scale * step)
+            if trial >= current - 1e-12 * max(1.0, abs(current)):
+                break
+            scale /= 2
+        theta = theta + scale * step
+        current = loglik(theta)
+        if float(np.max(np.abs(scale * step), initial=0.0)) <= tol:
+            break
+    return theta
 
 
-def elo_ratings(table: dict[str, dict[str, float]], anchor: str | None = None) -> dict[str, float]:
-    """Bradley-Terry strengths on the Elo scale (400 log10), ``anchor`` at 0 (default: the
-    entry named ``random`` if any, else the first)."""
-    gamma = bradley_terry(table)
+def _win_matrix(table: dict[str, dict[str, float]], labels: Sequence[str]) -> np.ndarray:
+    return np.array([[table[a][b] if a != b else 0.0 for b in labels] for a in labels], float)
+
+
+def bradley_terry(
+    table: dict[str, dict[str, float]],
+    prior: float = 1.0,
+    iters: int = 100,
+    tol: float = 1e-10,
+) -> dict[str, float]:
+    """Bradley-Terry strengths ``gamma`` (P(a beats b) = g_a / (g_a + g_b)) maximizing the
+    likelihood of the pairwise results ``table[a][b]`` (a's wins over b, a draw counted as
+    half a win to each), by Newton's method on the log-strengths (at most ``iters`` steps,
+    until none moves by more than ``tol``). Each entry also gets ``prior`` virtual games
+    against a fixed reference of strength 1, half won (a maximum a posteriori fit that keeps a
+    perfect record finite); ``prior=0`` is the plain maximum likelihood, whose scale is then
+    free (the first entry is kept at 1; ratings are differences, see :func:`elo_ratings`)."""
+    labels = list(table)
+    theta = _fit_log_strengths(_win_matrix(table, labels), prior, iters, tol)
+    return {a: math.exp(float(t)) for a, t in zip(labels, theta, strict=True)}
+
+
+def default_anchor(labels: Sequence[str], prefer: Sequence[str] = ("random",)) -> str:
+    """The entry fixed at rating 0: the first of ``prefer`` among ``labels``, else the first
+    label."""
+    return next((a for a in prefer if a in labels), labels[0])
+
+
+def elo_ratings(
+    table: dict[str, dict[str, float]], anchor: str | None = None, prior: float = 1.0
+) -> dict[str, float]:
+    """Bradley-Terry strengths (:func:`bradley_terry`, ``prior``) on the Elo scale,
+    ``400 * log10(gamma)``, shifted so that ``anchor`` is at 0 (default: the entry named
+    ``random`` if any, else the first). A gap of ``d`` points is an expected score of
+    ``1 / (1 + 10 ** (-d / 400))``; two entries only: ``400 * log10(wins / losses)``."""
     labels = list(table)
     if anchor is None:
-        anchor = "random" if "random" in labels else labels[0]
-    base = math.log10(gamma[anchor])
-    return {a: 400.0 * (math.log10(gamma[a]) - base) for a in labels}
+        anchor = default_anchor(labels)
+    return _elo(_win_matrix(table, labels), labels, labels.index(anchor), prior)
+
+
+def _elo(wins: np.ndarray, labels: Sequence[str], anchor: int, prior: float) -> dict[str, float]:
+    theta = _fit_log_strengths(wins, prior, 100, 1e-10)
+    elo = ELO_PER_NAT * (theta - theta[anchor])
+    return {a: float(x) for a, x in zip(labels, elo, strict=True)}
 
 
 def rating_intervals(
@@ -150,18 +210,32 @@ def rating_intervals(
     labels: Sequence[str],
     samples: int = 200,
     seed: int = 0,
+    anchor: str | None = None,
+    key: Callable[[GameResult], Hashable] | None = None,
+    prior: float = 1.0,
 ) -> dict[str, list[float]]:
-    """95% bootstrap intervals of the Elo ratings, resampling (lineup, deal) clusters."""
-    clusters: dict[tuple[int, int], list[GameResult]] = defaultdict(list)
+    """95% bootstrap intervals (2.5th and 97.5th percentiles of ``samples`` refits) of the
+    Elo ratings (:func:`elo_ratings` with ``anchor`` and ``prior``): each sample draws, with
+    replacement and the generator seeded ``seed``, as many clusters of games as there are,
+    a cluster being the games of one ``key(game)`` (default: one (lineup, deal), the
+    correlated games of a deal's seat rotations). The anchor's interval is [0, 0]: the others'
+    are relative to it."""
+    if key is None:
+        key = _lineup_deal
+    clusters: dict[Hashable, list[GameResult]] = defaultdict(list)
     for res in results:
-        clusters[(res.lineup, res.deal)].append(res)
-    keys = list(clusters)
+        clusters[key(res)].append(res)
+    tables = [_win_matrix(pairwise(games, labels), labels) for games in clusters.values()]
     rng = random.Random(seed)
     draws: dict[str, list[float]] = {a: [] for a in labels}
-    anchor = "random" if "random" in labels else labels[0]
+    if anchor is None:
+        anchor = default_anchor(labels)
+    at = list(labels).index(anchor)
     for _ in range(samples):
-        pick = [r for _ in keys for r in clusters[keys[rng.randrange(len(keys))]]]
-        elo = elo_ratings(pairwise(pick, labels), anchor)
+        total = np.zeros((len(labels), len(labels)))
+        for _ in tables:
+            total += tables[rng.randrange(len(tables))]
+        elo = _elo(total, labels, at, prior)
         for a in labels:
             draws[a].append(elo[a])
     out = {}
@@ -169,3 +243,7 @@ def rating_intervals(
         d = sorted(draws[a])
         out[a] = [d[int(0.025 * (len(d) - 1))], d[int(0.975 * (len(d) - 1))]]
     return out
+
+
+def _lineup_deal(res: GameResult) -> tuple[int, int]:
+    return (res.lineup, res.deal)

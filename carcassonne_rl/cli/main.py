@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .expert_loop import add_expert_loop_parser
     from .export import add_export_parser
     from .fuzz import add_fuzz_parser
+    from .leaderboard import add_leaderboard_parser
     from .main_job import add_main_parser
     from .play import add_play_parser, add_replay_parser
     from .probe import add_probe_parser
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_parser(sub)
     add_evaluate_parser(sub)
     add_arena_parser(sub)
+    add_leaderboard_parser(sub)
     add_probe_parser(sub)
     add_export_parser(sub)
     add_distill_parser(sub)
@@ -144,6 +146,10 @@ def _run(args: argparse.Namespace) -> int:
         from .arena import run_arena
 
         return run_arena(args)
+    if args.command == "leaderboard":
+        from .leaderboard import run_leaderboard
+
+        return run_leaderboard(args)
     if args.command == "probe":
         from .probe import run_probe
 
