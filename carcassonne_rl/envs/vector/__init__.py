@@ -226,6 +226,13 @@ class TileVectorEnv(VectorEnv):
         """Game ``index`` as an engine :class:`State` (a copy; its record replays it)."""
         return self.batch.state(self._index(index))
 
+    def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action index per game (int64 ``[N]``; one compiled call)."""
+        rng = rng if rng is not None else np.random.default_rng()
+        out = np.empty(self.num_envs, np.int64)
+        VK.random_legal(self._mask, rng.random(self.num_envs), out)
+        return out
+
     def action_masks(self) -> np.ndarray:
         """``[N, A]`` bool masks of the acting seats (sb3-contrib's convention)."""
         return self._mask.astype(bool)

@@ -113,3 +113,24 @@ def start_all(board, ints, tiles, segs, events, pool, hist, ids, players, messag
         dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], players, width, obs_mode,
                               origin[i], mask[i], planes[pi], glob[gi], scratch[i],
                               seat[i])  # fmt: skip
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def random_legal(mask, u, out):
+    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
+    uniformly random legal action for uniform ``u``; -1 where none is legal)."""
+    for i in prange(mask.shape[0]):
+        row = mask[i]
+        count = 0
+        for a in range(row.shape[0]):
+            count += row[a] != 0
+        out[i] = -1
+        if count == 0:
+            continue
+        k = min(int(u[i] * count), count - 1)
+        for a in range(row.shape[0]):
+            if row[a] != 0:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
