@@ -88,6 +88,12 @@ def _add_bench_vec_parser(bench_sub) -> None:
         default=(),
         help="comma-separated, from messages,labyrinth (default: none)",
     )
+    vec.add_argument(
+        "--threads",
+        type=_positive(int),
+        default=None,
+        help="threads of the compiled step (default: one per core)",
+    )
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -156,7 +162,10 @@ def _run(args: argparse.Namespace) -> int:
         from carcassonne_rl.testing.bench_vec import main as bench_vec_main
 
         envs = VEC_ENVS if args.env == "all" else (args.env,)
-        bench_vec_main(envs, args.sizes, args.seconds, args.players, expansions=args.expansions)
+        bench_vec_main(
+            envs, args.sizes, args.seconds, args.players, threads=args.threads,
+            expansions=args.expansions,
+        )  # fmt: skip
         return 0
     if args.command == "bench":
         game = args.game if args.target == "engine" else args.env.rpartition("_v")[0]

@@ -9,7 +9,7 @@ AEC envs of the same configuration and PettingZoo's ``connect_four_v3`` are play
 ``bench env`` plays them. One JSON line per result: ``{"benchmark": "vec", "env",
 "num_envs", "observations", "steps_per_s", "connect_four_v3_steps_per_s", "ratio",
 "aec_steps_per_s", "ratio_vs_aec", "observation_bytes_per_step", ...}``, then one line per
-AEC env.
+AEC env. ``threads``: the vector envs' ``num_threads`` (default: Numba's).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 
 from carcassonne_rl.testing.bench_env import RandomPlay, make_env
@@ -63,11 +64,13 @@ class VecPlay:
         return int(sum(v[0].nbytes for v in self.env._obs.values()))
 
 
-def _vec_maker(name: str, n: int, observations: bool, kwargs: dict) -> Callable[[], Any]:
+def _vec_maker(
+    name: str, n: int, observations: bool, threads: int | None, kwargs: dict
+) -> Callable[[], Any]:
     def make():
         from carcassonne_rl.envs import make_vec
 
-        return make_vec(name, num_envs=n, observations=observations, **kwargs)
+        return make_vec(name, num_envs=n, observations=observations, num_threads=threads, **kwargs)
 
     return make
 
@@ -78,6 +81,7 @@ def main(
     seconds: float = 2.0,
     players: int = 2,
     slice_s: float = 0.25,
+    threads: int | None = None,
     **kwargs: Any,
 ) -> list[dict]:
     """Time every (env, N, observations or not) beside the AEC envs and connect_four_v3;
@@ -93,7 +97,7 @@ def main(
         plays[(name,)] = RandomPlay(lambda name=name: make_env(name, **kwargs))
         for n in sizes:
             for obs in (True, False):
-                plays[(name, n, obs)] = VecPlay(_vec_maker(name, n, obs, kwargs))
+                plays[(name, n, obs)] = VecPlay(_vec_maker(name, n, obs, threads, kwargs))
     rounds = max(1, round(seconds / slice_s))
     for _ in range(rounds):
         for play in plays.values():
@@ -111,6 +115,7 @@ def main(
                 "env": name,
                 "num_envs": n,
                 "observations": obs,
+                "num_threads": threads or numba.get_num_threads(),
                 "config": kwargs,
                 "steps_per_s": round(play.steps_per_s, 1),
                 "connect_four_v3_steps_per_s": round(c4, 1),

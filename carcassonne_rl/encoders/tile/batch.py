@@ -61,28 +61,79 @@ def write_mask(ints, tiles, width, x0, y0, mask):
     return TK.fill_mask(ints, tiles, width, x0, y0, mask)
 
 
+# What a board-plane buffer holds, per game (``view``, int64[7]): the origin it was written
+# for (x0, y0), the window cells its tiles cover (x_lo, x_hi, y_lo, y_hi; empty if
+# x_lo > x_hi) and whether the rest is valid (1) or must be cleared in full (0).
+V_X0, V_Y0, V_XLO, V_XHI, V_YLO, V_YHI, V_VALID = range(7)
+VIEW_LEN = 7
+# planes a tile's cell can lose (followers recalled or seen from another seat, the last
+# tile): the others, once set, stay set while the window does not move
+FLUID_LO, FLUID_HI = TK.B_FOLLOWER, TK.B_FCENTRE + 1
+
+
+def empty_views(n: int) -> np.ndarray:
+    """Views of ``n`` zeroed buffers (nothing written yet)."""
+    views = np.zeros((n, VIEW_LEN), np.int64)
+    views[:, V_XLO] = 1  # empty rectangle
+    return views
+
+
 @njit(cache=True, nogil=True)
-def write_v1(board, ints, tiles, segs, player, nplayers, x0, y0, out_board, out_globals, cap):
+def invalidate(view):
+    """The buffer is to be written in full next time (a new game in it)."""
+    view[V_VALID] = 0
+
+
+@njit(cache=True, nogil=True)
+def write_board(board, ints, tiles, segs, player, nplayers, x0, y0, out, view):
+    """The board planes (46, W, W) of seat ``player`` over ``out``, which holds the planes
+    ``view`` describes: only the cells that can differ are cleared (the tiles' cells; all
+    46 planes if the window moved, the fluid ones otherwise), then ``kernels.encode_board``
+    writes the new planes. Returns True if the window moved (or the buffer was new)."""
+    width = out.shape[1]
+    moved = view[V_VALID] == 0 or view[V_X0] != x0 or view[V_Y0] != y0
+    xa, xb, ya, yb = view[V_XLO], view[V_XHI], view[V_YLO], view[V_YHI]
+    if xa <= xb:
+        if moved:
+            out[:, ya : yb + 1, xa : xb + 1] = 0
+        else:
+            out[FLUID_LO:FLUID_HI, ya : yb + 1, xa : xb + 1] = 0
+            out[TK.B_LAST, ya : yb + 1, xa : xb + 1] = 0
+    TK.encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out)
+    xa, xb, ya, yb = width, -1, width, -1
+    for s in range(ints[L.R_NSLOTS]):
+        wx, wy = tiles[s, 2] - x0, tiles[s, 3] - y0
+        if 0 <= wx < width and 0 <= wy < width:
+            xa, xb, ya, yb = min(xa, wx), max(xb, wx), min(ya, wy), max(yb, wy)
+    view[V_X0], view[V_Y0] = x0, y0
+    view[V_XLO], view[V_XHI], view[V_YLO], view[V_YHI] = xa, xb, ya, yb
+    view[V_VALID] = 1
+    return moved
+
+
+@njit(cache=True, nogil=True)
+def write_v1(board, ints, tiles, segs, player, nplayers, x0, y0, out_board, out_globals, cap,
+             view):  # fmt: skip
     """``carcassonne_v1``'s observation of seat ``player`` written over ``out_board``
-    (46, W, W) and ``out_globals`` (113,) (``kernels.encode_split`` for a known origin)."""
-    out_board[:] = 0
+    (46, W, W) (``write_board``) and ``out_globals`` (113,): the bytes of
+    ``kernels.encode_split`` for the same origin."""
+    write_board(board, ints, tiles, segs, player, nplayers, x0, y0, out_board, view)
     out_globals[:] = 0
-    TK.encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out_board)
     TK.encode_globals(ints, player, nplayers, out_globals, cap)
 
 
 @njit(cache=True, nogil=True)
-def write_v0(board, ints, tiles, segs, player, nplayers, x0, y0, out, scratch):
+def write_v0(board, ints, tiles, segs, player, nplayers, x0, y0, out, view, last_globals):
     """``carcassonne_v0``'s planes (159, W, W) of seat ``player`` written over ``out``
-    (``TileEncoder.encode_into``); ``scratch``: a uint8 (113,) work array."""
+    (``TileEncoder.encode_into``): the board planes by ``write_board``, and only the global
+    planes whose value differs from ``last_globals`` (uint8 (113,), updated), every one of
+    them if the buffer was new."""
     nb = TK.NUM_BOARD_PLANES
-    out[:nb] = 0
-    TK.encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out)
-    scratch[:] = 0
-    TK.encode_globals(ints, player, nplayers, scratch, 255)
+    fresh = view[V_VALID] == 0
+    write_board(board, ints, tiles, segs, player, nplayers, x0, y0, out[:nb], view)
+    g = np.zeros(TK.NUM_GLOBALS, np.uint8)
+    TK.encode_globals(ints, player, nplayers, g, 255)
     for k in range(TK.NUM_GLOBALS):
-        out[nb + k] = scratch[k]
-
-
-def empty_scratch() -> np.ndarray:
-    return np.zeros(TK.NUM_GLOBALS, np.uint8)
+        if fresh or g[k] != last_globals[k]:
+            out[nb + k] = g[k]
+            last_globals[k] = g[k]

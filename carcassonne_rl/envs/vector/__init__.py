@@ -23,7 +23,8 @@ action for action:
   ``last()`` shows it), its final scores ``infos["final_info"]["scores"][i]``.
 
 The observation arrays are the env's own buffers, overwritten by the next ``step`` (pass
-``copy=True`` for fresh arrays each step).
+``copy=True`` for fresh arrays each step). ``num_threads``: the threads of the compiled
+step (default: Numba's, one per core); 1 is best where the cores are busy with other work.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numba
 import numpy as np
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from carcassonne_rl.encoders.tile import kernels as TK
+from carcassonne_rl.encoders.tile.batch import empty_views
 from carcassonne_rl.envs.registry import make_raw
 from carcassonne_rl.envs.vector import kernels as VK
 from carcassonne_rl.games.carcassonne import State
@@ -60,6 +63,7 @@ class TileVectorEnv(VectorEnv):
         num_envs: int = 1,
         observations: bool = True,
         copy: bool = False,
+        num_threads: int | None = None,
         **env_kwargs: Any,
     ) -> None:
         if name not in TILE_VECTOR_ENVS:
@@ -68,6 +72,16 @@ class TileVectorEnv(VectorEnv):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs}")
+        if num_threads is not None and (
+            isinstance(num_threads, bool)
+            or not isinstance(num_threads, (int, np.integer))
+            or not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS
+        ):
+            raise ValueError(
+                f"num_threads must be an int from 1 to {numba.config.NUMBA_NUM_THREADS}, "
+                f"got {num_threads!r}"
+            )
+        self.num_threads = num_threads
         self.raw = raw = make_raw(name, **env_kwargs)  # checks the arguments; spaces, renders
         self.name = name
         self.num_envs = n = int(num_envs)
@@ -100,6 +114,7 @@ class TileVectorEnv(VectorEnv):
         self._obs = {**(parts if self.observations else {}), "action_mask": self._mask}
         self._scratch = np.zeros((n, TK.NUM_GLOBALS), np.uint8)
         self._origin = np.zeros((n, 2), np.int64)
+        self._views = empty_views(n)
         self._last_rel = np.zeros((n, self.players), np.float64)
         self._rewards = np.zeros((n, self.players), np.float64)
         self._term = np.zeros(n, np.bool_)
@@ -147,10 +162,11 @@ class TileVectorEnv(VectorEnv):
                 f"0..{self.num_actions - 1}"
             )
         b = self.batch
+        self._threads()
         VK.step_all(
             *b.arrays, b.history, actions, self.players, self.window, self._obs_mode,
             self._score_diff, self._origin, self._mask, self._planes, self._glob,
-            self._scratch, self._last_rel, self._rewards, self._term, self._trunc,
+            self._scratch, self._views, self._last_rel, self._rewards, self._term, self._trunc,
             self._illegal, self._seat, self._status, self._dropped,
         )  # fmt: skip
         if (self._status == L.ERR_LOG_FULL).any():
@@ -197,11 +213,16 @@ class TileVectorEnv(VectorEnv):
             msgdecks[j] = msgs
             self.batch.seeds[i] = seed
         b = self.batch
+        self._threads()
         VK.start_all(
             *b.arrays, b.history, np.asarray(ids, np.int64), *self._options, decks, ndecks,
             msgdecks, self.window, self._obs_mode, self._origin, self._mask, self._planes,
-            self._glob, self._scratch, self._last_rel, self._seat, self._dropped,
+            self._glob, self._scratch, self._views, self._last_rel, self._seat, self._dropped,
         )  # fmt: skip
+
+    def _threads(self) -> None:
+        if self.num_threads is not None:
+            numba.set_num_threads(self.num_threads)
 
     def _out(self) -> dict[str, np.ndarray]:
         if self.copy:
@@ -230,6 +251,7 @@ class TileVectorEnv(VectorEnv):
         """A uniformly random legal action index per game (int64 ``[N]``; one compiled call)."""
         rng = rng if rng is not None else np.random.default_rng()
         out = np.empty(self.num_envs, np.int64)
+        self._threads()
         VK.random_legal(self._mask, rng.random(self.num_envs), out)
         return out
 

@@ -14,7 +14,13 @@ from __future__ import annotations
 from numba import njit, prange
 
 from carcassonne_rl.encoders.tile import kernels as TK
-from carcassonne_rl.encoders.tile.batch import index_to_code, write_mask, write_v0, write_v1
+from carcassonne_rl.encoders.tile.batch import (
+    index_to_code,
+    invalidate,
+    write_mask,
+    write_v0,
+    write_v1,
+)
 from carcassonne_rl.games.carcassonne import layout as L
 from carcassonne_rl.games.carcassonne.batch import play_code, restart_game
 
@@ -24,7 +30,7 @@ GLOBAL_HIGH = 32767.0  # encoder_v1.GLOBAL_HIGH (the v1 globals' cap)
 
 @njit(cache=True, nogil=True)
 def _observe(board, ints, tiles, segs, n, width, obs_mode, origin, mask, planes, glob, scratch,
-             seat):  # fmt: skip
+             view, seat):  # fmt: skip
     """Window, mask and (``obs_mode``) observation of ``seat`` for one game; returns the
     legal moves the window cannot express."""
     x0, y0 = TK.window_origin(ints, tiles, width)
@@ -32,16 +38,16 @@ def _observe(board, ints, tiles, segs, n, width, obs_mode, origin, mask, planes,
     origin[1] = y0
     dropped = write_mask(ints, tiles, width, x0, y0, mask)
     if obs_mode == 1:
-        write_v0(board, ints, tiles, segs, seat, n, x0, y0, planes, scratch)
+        write_v0(board, ints, tiles, segs, seat, n, x0, y0, planes, view, scratch)
     elif obs_mode == 2:
-        write_v1(board, ints, tiles, segs, seat, n, x0, y0, planes, glob, GLOBAL_HIGH)
+        write_v1(board, ints, tiles, segs, seat, n, x0, y0, planes, glob, GLOBAL_HIGH, view)
     return dropped
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
-             score_diff, origin, mask, planes, glob, scratch, last_rel, rewards, term, trunc,
-             illegal, seat, status, dropped):  # fmt: skip
+             score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards, term,
+             trunc, illegal, seat, status, dropped):  # fmt: skip
     """Step game ``i`` with env action ``actions[i]`` (in range), for every game."""
     for i in prange(ints.shape[0]):
         actor = ints[i, L.R_PLAYER]
@@ -91,7 +97,7 @@ def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, ob
                 nxt = ints[i, L.R_PLAYER]
         seat[i] = nxt
         dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], n, width, obs_mode, origin[i],
-                              mask[i], planes[pi], glob[gi], scratch[i], nxt)  # fmt: skip
+                              mask[i], planes[pi], glob[gi], scratch[i], views[i], nxt)  # fmt: skip
         if term[i]:
             mask[i, :] = 0
 
@@ -99,7 +105,7 @@ def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, ob
 @njit(cache=True, nogil=True, parallel=True)
 def start_all(board, ints, tiles, segs, events, pool, hist, ids, players, messages, autofig,
               decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes, glob, scratch,
-              last_rel, seat, dropped):  # fmt: skip
+              views, last_rel, seat, dropped):  # fmt: skip
     """Deal games ``ids`` anew (``batch.restart_game``) and write their first observation."""
     for j in prange(ids.shape[0]):
         i = ids[j]
@@ -107,11 +113,12 @@ def start_all(board, ints, tiles, segs, events, pool, hist, ids, players, messag
                      autofig, decks[j], ndecks[j], msgdecks[j])  # fmt: skip
         hist[i, 0] = 0
         last_rel[i, :] = 0.0
+        invalidate(views[i])
         seat[i] = ints[i, L.R_PLAYER]
         pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
         gi = i if glob.shape[0] > 1 else i - i
         dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], players, width, obs_mode,
-                              origin[i], mask[i], planes[pi], glob[gi], scratch[i],
+                              origin[i], mask[i], planes[pi], glob[gi], scratch[i], views[i],
                               seat[i])  # fmt: skip
 
 

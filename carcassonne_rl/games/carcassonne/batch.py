@@ -1,6 +1,7 @@
 """Many tile games at once: ``N`` games held as stacked arrays ``[N, ...]`` (the layout of
 ``layout.py`` with a leading game axis), stepped by one Numba call over all of them
-(``prange`` over the games, ``nogil``: every core the Numba threading layer has).
+(``prange`` over the games, ``nogil``: every core the Numba threading layer has;
+``numba.set_num_threads`` limits them).
 
 The games are the single engine's games, action for action: each step calls the same
 kernel (``kernels.apply_action``) on game ``i``'s rows, and game ``i`` dealt with seed
@@ -17,6 +18,7 @@ resetting (a finished game stays finished).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,6 +32,11 @@ from .state import State
 from .tiles import LETTERS, MAX_SEGMENTS, START_TILE, TYPE_OF_LETTER
 
 __all__ = ["HISTORY_LEN", "TileBatch", "deal_arrays"]
+
+# OpenMP's threads otherwise spin while they wait: on a machine busier than its cores (other
+# processes, or the caller's own threads) a parallel step then costs a scheduler slice, tens
+# of milliseconds. Set before Numba's OpenMP pool starts; a value the user set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 #: actions recorded per game (a game of 5 players with both expansions takes a few hundred)
 HISTORY_LEN = 4096
