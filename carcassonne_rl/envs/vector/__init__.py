@@ -40,7 +40,7 @@ from gymnasium.vector.utils import batch_space
 
 from carcassonne_rl.encoders.tile import kernels as TK
 from carcassonne_rl.encoders.tile.batch import empty_views
-from carcassonne_rl.envs.registry import make_raw
+from carcassonne_rl.envs import carcassonne_v0, carcassonne_v1
 from carcassonne_rl.envs.vector import kernels as VK
 from carcassonne_rl.games.carcassonne import State
 from carcassonne_rl.games.carcassonne import layout as L
@@ -82,7 +82,8 @@ class TileVectorEnv(VectorEnv):
                 f"got {num_threads!r}"
             )
         self.num_threads = num_threads
-        self.raw = raw = make_raw(name, **env_kwargs)  # checks the arguments; spaces, renders
+        module = carcassonne_v1 if name == "carcassonne_v1" else carcassonne_v0
+        self.raw = raw = module.raw_env(**env_kwargs)  # checks the arguments; spaces, renders
         self.name = name
         self.num_envs = n = int(num_envs)
         self.observations = bool(observations)
