@@ -86,5 +86,71 @@ def lockstep(name, players, expansions, reward_mode, num_envs, steps, seed, ille
 
 @pytest.mark.parametrize(("name", "players", "expansions", "reward_mode"), CONFIGS)
 def test_vector_env_plays_the_aec_game(name, players, expansions, reward_mode) -> None:
-    finished = lockstep(name, players, expansions, reward_mode, 6, 420, seed=11 * players)
-    assert finished >= 6  # every game ended and was dealt again at least once
+    finished = lockstep(name, players, expansions, reward_mode, 8, 1000, seed=11 * players)
+    assert finished >= 40  # about 50 games: every one ended and was dealt again, 5 times
+
+
+def test_a_masked_out_action_ends_the_game_as_the_classic_wrapper_does() -> None:
+    finished = lockstep("carcassonne_v1", 3, ("messages",), "score_diff", 6, 300, 5, 30)
+    assert finished >= 30  # most games end by an illegal action
+
+
+def test_masks_only_steps_the_same_games() -> None:
+    full = make_vec("carcassonne_v1", num_envs=5, players=3)
+    bare = make_vec("carcassonne_v1", num_envs=5, players=3, observations=False)
+    obs, _ = full.reset(seed=3)
+    masks, _ = bare.reset(seed=3)
+    assert list(masks) == ["action_mask"]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        actions = full.random_actions(rng)
+        obs, rewards, term, _, infos = full.step(actions)
+        masks, rewards2, term2, _, infos2 = bare.step(actions)
+        assert np.array_equal(obs["action_mask"], masks["action_mask"])
+        assert np.array_equal(rewards, rewards2) and np.array_equal(term, term2)
+        assert np.array_equal(infos["seat"], infos2["seat"])
+
+
+def test_the_vector_env_follows_gymnasiums_conventions() -> None:
+    from gymnasium.vector import AutoresetMode
+
+    env = make_vec("carcassonne_v0", num_envs=3, players=4, render_mode="ansi", copy=True)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert env.single_action_space == make("carcassonne_v0", players=4).action_space("player_0")
+    assert env.action_space.shape == (3,)
+    obs, infos = env.reset(seed=[4, 9, 2])
+    alone = make("carcassonne_v0", players=4)
+    alone.reset(seed=9)
+    assert obs["observation"][1].tobytes() == _aec_obs(alone)["observation"].tobytes()
+    assert obs in env.observation_space
+    assert infos["_seat"].all() and infos["seat"].tolist() == [0, 0, 0]
+    again, _ = env.step(env.random_actions())[:2]
+    assert again["observation"] is not obs["observation"]  # copy=True: fresh arrays
+    assert "D" in env.render(2) or env.render(2)  # the text board of game 2
+    assert env.game_state(1).turn == 0 and len(env.game_state(1).history) == 1
+
+
+@pytest.mark.parametrize(
+    ("actions", "match"),
+    [([0, 0], "shape"), ([0, 0, 99999], "out of the action space"), ([0.5, 0, 0], "int array")],
+)
+def test_bad_actions_are_refused_before_any_game_moves(actions, match) -> None:
+    env = make_vec("carcassonne_v1", num_envs=3)
+    env.reset(seed=0)
+    before = env.game_state(0).to_json()
+    with pytest.raises(ValueError, match=match):
+        env.step(np.array(actions))
+    assert env.game_state(0).to_json() == before
+
+
+def test_make_vec_names_what_it_cannot_batch() -> None:
+    with pytest.raises(ValueError, match="not batched yet"):
+        make_vec("cardcassonne_v0", num_envs=2)
+    with pytest.raises(ValueError, match="unknown env"):
+        make_vec("chess_v6", num_envs=2)
+    with pytest.raises(ValueError, match="num_envs"):
+        make_vec("carcassonne_v1", num_envs=0)
+    with pytest.raises(ValueError, match="num_threads"):
+        make_vec("carcassonne_v1", num_envs=2, num_threads=0)
+    with pytest.raises(ValueError, match="players"):
+        make_vec("carcassonne_v1", num_envs=2, players=7)

@@ -19,8 +19,10 @@ action for action:
 - Auto-reset: ``SAME_STEP`` (``metadata["autoreset_mode"]``): a game that ends is dealt
   again inside that step, so every returned observation has a seat to move and a non-empty
   mask. The last observation of the ended game is ``infos["final_obs"][i]`` (the position
-  seen by the seat after the one that moved last, with an all-zero mask, as the AEC env's
-  ``last()`` shows it), its final scores ``infos["final_info"]["scores"][i]``.
+  seen by the seat after the one that moved last, or by seat 0 after an illegal move, as
+  the AEC env's ``last()`` shows it: an all-zero mask, except after an illegal move of seat
+  0), its final scores
+  ``infos["final_info"]["scores"][i]``.
 
 The observation arrays are the env's own buffers, overwritten by the next ``step`` (pass
 ``copy=True`` for fresh arrays each step). ``num_threads``: the threads of the compiled

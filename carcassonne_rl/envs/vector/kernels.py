@@ -62,7 +62,7 @@ def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, ob
             term[i] = True
             trunc[i] = True
             illegal[i] = a
-            nxt = (actor + 1) % n
+            nxt = 0  # the wrapper's last() then shows the first seat (PettingZoo's dead step)
         else:
             x0, y0 = origin[i, 0], origin[i, 1]
             code = index_to_code(board[i], ints[i], tiles[i], width, x0, y0, a)
@@ -98,8 +98,8 @@ def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, ob
         seat[i] = nxt
         dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], n, width, obs_mode, origin[i],
                               mask[i], planes[pi], glob[gi], scratch[i], views[i], nxt)  # fmt: skip
-        if term[i]:
-            mask[i, :] = 0
+        if term[i] and not (illegal[i] >= 0 and actor == 0):
+            mask[i, :] = 0  # (the wrapper's last() after an illegal move by seat 0: its mask)
 
 
 @njit(cache=True, nogil=True, parallel=True)

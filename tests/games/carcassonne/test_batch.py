@@ -36,7 +36,7 @@ def _same_arrays(batch: TileBatch, i: int, single) -> None:
 
 @pytest.mark.parametrize(("players", "expansions"), CONFIGS)
 def test_batch_plays_the_single_engine_game(players, expansions) -> None:
-    n, seed = 6, 40 + players
+    n, seed = 8, 40 + players
     config = GameConfig(players=players, expansions=expansions)
 
     def deal(s):
@@ -50,7 +50,7 @@ def test_batch_plays_the_single_engine_game(players, expansions) -> None:
     finished = 0
     for i in range(n):
         _same_arrays(batch, i, singles[i])
-    for _ in range(420):
+    for _ in range(900):
         codes = np.array([int(rng.choice(s.legal_action_codes())) for s in singles])
         done = batch.step(codes)
         for i, single in enumerate(singles):
@@ -62,7 +62,7 @@ def test_batch_plays_the_single_engine_game(players, expansions) -> None:
                 singles[i] = deal(deals[i])
                 deals[i] += n
             _same_arrays(batch, i, singles[i])
-    assert finished >= n
+    assert finished >= 4 * n
 
 
 def test_a_batch_state_has_a_record_that_replays() -> None:
