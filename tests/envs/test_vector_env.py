@@ -154,3 +154,16 @@ def test_make_vec_names_what_it_cannot_batch() -> None:
         make_vec("carcassonne_v1", num_envs=2, num_threads=0)
     with pytest.raises(ValueError, match="players"):
         make_vec("carcassonne_v1", num_envs=2, players=7)
+
+
+def test_gymnasium_makes_the_single_agent_view() -> None:
+    import gymnasium
+
+    env = gymnasium.make("carcassonne_rl/carcassonne-v1", players=3, learner_seat=1)
+    obs, info = env.reset(seed=2)
+    assert info["seat"] == 1 and obs in env.observation_space
+    mask = env.unwrapped.action_masks()
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
+    assert obs in env.observation_space and not truncated
+    vec = gymnasium.make_vec("carcassonne_rl/cardcassonne-v0", num_envs=2)
+    assert vec.reset(seed=0)[0].shape[0] == 2
