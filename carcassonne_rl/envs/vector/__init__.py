@@ -149,6 +149,11 @@ class TileVectorEnv(VectorEnv):
 
     def step(self, actions):
         """Step every game with its action index (see the module docstring)."""
+        return self.step_some(actions, waiting=False)
+
+    def step_some(self, actions, waiting: bool = True):
+        """:meth:`step`, where an action of -1 (``waiting``) leaves that game as it is (its
+        observation stays, its reward is 0): for callers that step only some games."""
         if self._rngs is None:
             raise RuntimeError("step() before reset()")
         actions = np.asarray(actions)
@@ -158,8 +163,9 @@ class TileVectorEnv(VectorEnv):
                 f"{actions.dtype} {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
-        if len(actions) and (actions.min() < 0 or actions.max() >= self.num_actions):
-            bad = int(np.flatnonzero((actions < 0) | (actions >= self.num_actions))[0])
+        low = -1 if waiting else 0
+        if len(actions) and (actions.min() < low or actions.max() >= self.num_actions):
+            bad = int(np.flatnonzero((actions < low) | (actions >= self.num_actions))[0])
             raise ValueError(
                 f"action {int(actions[bad])} of game {bad} is out of the action space "
                 f"0..{self.num_actions - 1}"

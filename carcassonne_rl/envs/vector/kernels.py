@@ -48,13 +48,18 @@ def _observe(board, ints, tiles, segs, n, width, obs_mode, origin, mask, planes,
 def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
              score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards, term,
              trunc, illegal, seat, status, dropped):  # fmt: skip
-    """Step game ``i`` with env action ``actions[i]`` (in range), for every game."""
+    """Step game ``i`` with env action ``actions[i]`` (in range), for every game; a game whose
+    action is -1 waits (nothing of it changes, its reward is 0)."""
     for i in prange(ints.shape[0]):
         actor = ints[i, L.R_PLAYER]
         a = actions[i]
         rewards[i, :] = 0.0
         illegal[i] = -1
         status[i] = L.OK
+        if a < 0:
+            term[i] = False
+            trunc[i] = False
+            continue
         pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
         gi = i if glob.shape[0] > 1 else i - i
         if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
