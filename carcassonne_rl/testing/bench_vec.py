@@ -61,7 +61,7 @@ class VecPlay:
     @property
     def bytes_per_step(self) -> int:
         """Bytes of observation (mask included) a step writes per game."""
-        return int(sum(v[0].nbytes for v in self.env._obs.values()))
+        return self.env.observation_bytes
 
 
 def _vec_maker(

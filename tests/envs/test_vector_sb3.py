@@ -18,7 +18,7 @@ def test_the_learner_moves_in_every_game_between_steps() -> None:
     rng = np.random.default_rng(0)
     ends = wins = 0
     for _ in range(400):
-        assert (env.venv._seat == 1).all()
+        assert (env.venv.seats == 1).all()
         masks = np.stack(env.env_method("action_masks"))
         assert masks.any(axis=1).all()
         actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
@@ -50,7 +50,7 @@ def test_an_opponent_callable_plays_the_other_seats() -> None:
     for _ in range(3):  # the learner's tile, its follower: then the opponent's turn
         env.step_async(np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()]))
         env.step_wait()
-        assert (env.venv._seat == 0).all()
+        assert (env.venv.seats == 0).all()
     assert calls == [3, 3]  # the opponent's tile and follower, in the 3 games at once
     with pytest.raises(ValueError, match="learner_seat"):
         TileSB3VecEnv("carcassonne_v1", num_envs=2, learner_seat=2)

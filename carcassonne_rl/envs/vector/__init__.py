@@ -256,6 +256,16 @@ class TileVectorEnv(VectorEnv):
         """Game ``index`` as an engine :class:`State` (a copy; its record replays it)."""
         return self.batch.state(self._index(index))
 
+    @property
+    def seats(self) -> np.ndarray:
+        """The acting seat of each game's current observation (the env's own array)."""
+        return self._seat
+
+    @property
+    def observation_bytes(self) -> int:
+        """Bytes of one game's observation as a step returns it (mask included)."""
+        return int(sum(v[0].nbytes for v in self._obs.values()))
+
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action index per game (int64 ``[N]``; one compiled call)."""
         rng = rng if rng is not None else np.random.default_rng()

@@ -133,15 +133,12 @@ class TileSB3VecEnv(VecEnv):
         in ``skip`` started anew: its opening moves are not counted)."""
         skip = skip.copy()
         while True:
-            games = np.flatnonzero(self._seats() != self.learner_seat)
+            games = np.flatnonzero(self.venv.seats != self.learner_seat)
             if len(games) == 0:
                 return
             actions = np.full(self.num_envs, -1, np.int64)
             actions[games] = self._opponent_actions(games)
             self._play(actions, skip, done, reward, info_list)
-
-    def _seats(self) -> np.ndarray:
-        return self.venv._seat
 
     def _opponent_actions(self, games: np.ndarray) -> np.ndarray:
         if self.opponent is None:
