@@ -291,4 +291,6 @@ class TileVectorEnv(VectorEnv):
         return int(index)
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.raw.close()
+        raw = getattr(self, "raw", None)  # (absent if __init__ refused its arguments)
+        if raw is not None:
+            raw.close()
