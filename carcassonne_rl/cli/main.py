@@ -57,6 +57,55 @@ def _add_bench_parser(sub) -> None:
         default=(),
         help="tile game only: comma-separated, from messages,labyrinth (default: none)",
     )
+    _add_bench_vec_parser(bench_sub)
+
+
+def _add_bench_vec_parser(bench_sub) -> None:
+    vec = bench_sub.add_parser(
+        "vec", help="vector env steps/s for several N, beside the AEC envs and connect_four_v3"
+    )
+    vec.add_argument(
+        "--env",
+        choices=("carcassonne_v0", "carcassonne_v1", "all"),
+        default="all",
+        help="vector env to time (default: all)",
+    )
+    vec.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=(1, 16, 256, 1024),
+        help="comma-separated numbers of games (default: 1,16,256,1024)",
+    )
+    vec.add_argument(
+        "--seconds", type=_positive(float), default=2.0, help="duration per result (default: 2)"
+    )
+    vec.add_argument(
+        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
+    )
+    vec.add_argument(
+        "--expansions",
+        type=_expansions,
+        default=(),
+        help="comma-separated, from messages,labyrinth (default: none)",
+    )
+    vec.add_argument(
+        "--threads",
+        type=_positive(int),
+        default=None,
+        help="threads of the compiled step (default: one per core)",
+    )
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected positive ints separated by commas, got {text!r}"
+        )
+    return sizes
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,6 +169,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "bench" and args.target == "vec":
+        from carcassonne_rl.testing.bench_vec import VEC_ENVS
+        from carcassonne_rl.testing.bench_vec import main as bench_vec_main
+
+        envs = VEC_ENVS if args.env == "all" else (args.env,)
+        bench_vec_main(
+            envs, args.sizes, args.seconds, args.players, threads=args.threads,
+            expansions=args.expansions,
+        )  # fmt: skip
+        return 0
     if args.command == "bench":
         game = args.game if args.target == "engine" else args.env.rpartition("_v")[0]
         check_expansions(game, args.expansions)

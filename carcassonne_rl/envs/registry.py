@@ -14,7 +14,10 @@ from typing import Any
 
 ENVS = ("carcassonne_v0", "carcassonne_v1", "cardcassonne_v0")
 
-__all__ = ["ENVS", "env_name", "make", "make_raw"]
+#: the envs ``make_vec`` batches (the card game's is not batched yet)
+VECTOR_ENVS = ("carcassonne_v0", "carcassonne_v1")
+
+__all__ = ["ENVS", "VECTOR_ENVS", "env_name", "make", "make_raw", "make_vec"]
 
 
 def _module(name: Any) -> ModuleType:
@@ -31,6 +34,21 @@ def make(name: str, **kwargs: Any) -> Any:
 def make_raw(name: str, **kwargs: Any) -> Any:
     """The raw (unwrapped) AEC env ``name``: ``<module>.raw_env(**kwargs)``."""
     return _module(name).raw_env(**kwargs)
+
+
+def make_vec(name: str, num_envs: int = 1, **kwargs: Any) -> Any:
+    """``num_envs`` games of env ``name`` stepped together, a ``gymnasium.vector.VectorEnv``
+    (:class:`carcassonne_rl.envs.vector.TileVectorEnv`; docs/vector_envs.md). ``kwargs``:
+    the AEC env's arguments, plus ``observations`` (False: masks only) and ``copy``."""
+    _module(name)  # an unknown name is told apart from one not batched
+    if name not in VECTOR_ENVS:
+        raise ValueError(
+            f"{name} is not batched yet: make_vec plays {', '.join(VECTOR_ENVS)} (use "
+            f"make({name!r}) for one game at a time)"
+        )
+    from carcassonne_rl.envs.vector import TileVectorEnv
+
+    return TileVectorEnv(name, num_envs, **kwargs)
 
 
 def env_name(name: str) -> str:

@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from carcassonne_rl.encoders.tile import kernels as TK
+from carcassonne_rl.encoders.tile.batch import index_to_code
 from carcassonne_rl.games.carcassonne import State
 from carcassonne_rl.games.carcassonne import layout as L
 from carcassonne_rl.games.carcassonne.tiles import MAX_SEGMENTS
@@ -143,33 +144,14 @@ class TileEncoder:
 
     def code_of(self, state: State, index: int) -> int:
         """Engine action code of env action ``index`` in the pending decision."""
-        phase = state.phase_index
-        w = self.window
-        p0 = self.num_placements
         index = int(index)
         if not 0 <= index < self.num_actions:
             raise IllegalActionError(f"action index {index} out of range 0..{self.num_actions - 1}")
-        if phase == L.PHASE_TILE and index < p0:
-            x0, y0 = self.origin(state)
-            cell, r = divmod(index, 4)
-            wy, wx = divmod(cell, w)
-            return ((y0 + wy + L.OFF) * L.SIZE + x0 + wx + L.OFF) * 4 + r
-        k = index - p0
-        if phase == L.PHASE_FOLLOWER and 0 <= k < TK.N_FOLLOWER_CODES:
-            return k
-        if phase == L.PHASE_FIGURE and TK.A_FIGURE <= k < TK.A_FIGURE + 2:
-            return k - TK.A_FIGURE
-        if phase == L.PHASE_MESSAGE and TK.A_MESSAGE <= k < TK.A_MESSAGE + 2:
-            return k - TK.A_MESSAGE
-        if phase == L.PHASE_MSG8 and k >= TK.A_MSG_FOLLOWER:
-            x0, y0 = self.origin(state)
-            wy, wx = divmod(k - TK.A_MSG_FOLLOWER, w)
-            if state.tile_at(x0 + wx, y0 + wy) is not None:
-                board = state.kernel_arrays().board
-                slot = int(board[(y0 + wy + L.OFF) * L.SIZE + x0 + wx + L.OFF])
-                for c in state.legal_action_codes():
-                    if c // MAX_SEGMENTS == slot:
-                        return int(c)
-        raise IllegalActionError(
-            f"action index {index} is not a {state.phase} decision in this position"
-        )
+        a = state.kernel_arrays()
+        x0, y0 = TK.window_origin(a.ints, a.tiles, self.window)
+        code = index_to_code(a.board, a.ints, a.tiles, self.window, x0, y0, index)
+        if code < 0:
+            raise IllegalActionError(
+                f"action index {index} is not a {state.phase} decision in this position"
+            )
+        return int(code)

@@ -100,7 +100,12 @@ def write_tile_planes(t, r, out, wy, wx):
 
 @njit(cache=True, nogil=True)
 def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
-    """Write the board planes of the window at (x0, y0) into the zeroed ``out`` (C, W, W)."""
+    """Write the board planes of the window at (x0, y0) into the zeroed ``out`` (C, W, W).
+
+    ``out`` may instead hold this window's planes of an earlier position of the game, with
+    the follower planes and the last-tile plane cleared (``encoders/tile/batch``): what is
+    already set there never changes (a tile, a completed feature or cloister), so it is not
+    computed again."""
     width = out.shape[1]
     n = ints[L.R_NSLOTS]
     for s in range(n):
@@ -108,13 +113,14 @@ def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
         wx, wy = x - x0, y - y0
         if wx < 0 or wy < 0 or wx >= width or wy >= width:
             continue
-        write_tile_planes(t, r, out, wy, wx)
+        if out[B_PRESENT, wy, wx] == 0:
+            write_tile_planes(t, r, out, wy, wx)
         base = s * MAX_SEGMENTS
         cell = (y + OFF) * SIZE + x + OFF
         for k in range(NSEG[t]):
             g = base + k
             kind = SEG_KIND[t, k]
-            if kind == CLOISTER:
+            if kind == CLOISTER and out[B_CDONE, wy, wx] == 0:
                 full = 0
                 for d in RING:
                     if board[cell + d] >= 0:
@@ -133,6 +139,7 @@ def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
             k = PORTMAP[t, r, side]
             if (
                 k >= 0
+                and out[B_DONE + side, wy, wx] == 0
                 and SEG_KIND[t, k] != LABYRINTH
                 and EDGES[t, r, side] >= 2
                 and segs[_root(segs, base + k), L.S_OPEN] == 0

@@ -20,6 +20,7 @@ from .layout import (
     ERR_OVER,
     NUM_MESSAGES,
     O_AWARDS,
+    O_DECK,
     O_LEGAL,
     O_MSGDECK,
     OFF,
@@ -35,6 +36,7 @@ from .layout import (
     R_AQ_LEN,
     R_AUTOFIG,
     R_CARD,
+    R_DECKLEN,
     R_FOLLOWERS,
     R_LAST,
     R_MESSAGES,
@@ -117,6 +119,25 @@ def start_game(board, ints, tiles, segs, events, pool, start_type):
     ints[R_PLAYER] = 0
     ints[R_ACTIVE] = 0
     return draw_next(board, ints, tiles, segs, events, pool)
+
+
+@njit(cache=True, nogil=True)
+def setup_game(board, ints, tiles, segs, events, pool, players, messages, autofig, deck, msgdeck,
+               start_type):  # fmt: skip
+    """Set up a game on empty arrays (``layout.allocate``): seats, options, the draw pile
+    ``deck`` (tile types, first drawn first), the message stack ``msgdeck`` (cards 1-8, top
+    first), 7 followers a seat; then the start tile and the first draw (``start_game``)."""
+    ints[R_NPLAYERS] = players
+    ints[R_MESSAGES] = messages
+    ints[R_AUTOFIG] = autofig
+    ints[R_DECKLEN] = len(deck)
+    for k in range(len(deck)):
+        ints[O_DECK + k] = deck[k]
+    for k in range(NUM_MESSAGES):
+        ints[O_MSGDECK + k] = msgdeck[k]
+    for p in range(players):
+        ints[R_FOLLOWERS + p] = 7
+    return start_game(board, ints, tiles, segs, events, pool, start_type)
 
 
 @njit(cache=True, nogil=True)

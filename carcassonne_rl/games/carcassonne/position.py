@@ -15,7 +15,7 @@ from . import layout as L
 from .config import (
     GameConfig,
 )
-from .kernels import start_game
+from .kernels import setup_game
 from .scoring_kernels import final_scoring
 from .tiles import KIND_NAMES, LETTERS, MAX_SEGMENTS, SEGMENT_NAMES, START_TILE, TYPE_OF_LETTER
 
@@ -85,15 +85,15 @@ class Position:
         arrays = L.allocate()
         self._board, self._ints, self._tiles, self._segs, self._events, self._pool = arrays
         self._arrays = None
-        ints = self._ints
-        ints[L.R_NPLAYERS] = config.players
-        ints[L.R_MESSAGES] = int(config.messages)
-        ints[L.R_AUTOFIG] = int(config.figure_choice == "auto")
-        ints[L.R_DECKLEN] = len(deck)
-        ints[L.O_DECK : L.O_DECK + len(deck)] = [TYPE_OF_LETTER[c] for c in deck]
-        ints[L.O_MSGDECK : L.O_MSGDECK + L.NUM_MESSAGES] = [int(c) for c in messages]
-        ints[L.R_FOLLOWERS : L.R_FOLLOWERS + config.players] = 7
-        start_game(*arrays, TYPE_OF_LETTER[START_TILE])
+        setup_game(
+            *arrays,
+            config.players,
+            int(config.messages),
+            int(config.figure_choice == "auto"),
+            np.array([TYPE_OF_LETTER[c] for c in deck], np.int32),
+            np.array([int(c) for c in messages], np.int32),
+            TYPE_OF_LETTER[START_TILE],
+        )
         return self
 
     # ----------------------------------------------------------------- the kernels' arrays

@@ -1,0 +1,148 @@
+"""The Numba kernels of the tile vector env: one call steps every game (``prange``).
+
+Per game they call the engine's kernel (``games/carcassonne/batch.play_code``, i.e.
+``kernels.apply_action``) and the encoder's (``encoders/tile/batch``), and compute the
+rewards as :class:`~carcassonne_rl.envs.game_env.GameEnv` does (``win_loss`` at the end,
+``score_diff`` shaping after every action, the classic wrapper's -1 for an illegal move).
+
+``obs_mode``: 0 masks only, 1 ``carcassonne_v0`` planes, 2 ``carcassonne_v1`` board +
+globals (unused arrays may be of size 1 in their first axis).
+"""
+
+from __future__ import annotations
+
+from numba import njit, prange
+
+from carcassonne_rl.encoders.tile import kernels as TK
+from carcassonne_rl.encoders.tile.batch import (
+    index_to_code,
+    invalidate,
+    write_mask,
+    write_v0,
+    write_v1,
+)
+from carcassonne_rl.games.carcassonne import layout as L
+from carcassonne_rl.games.carcassonne.batch import play_code, restart_game
+
+SCORE_SCALE = 100.0
+GLOBAL_HIGH = 32767.0  # encoder_v1.GLOBAL_HIGH (the v1 globals' cap)
+
+
+@njit(cache=True, nogil=True)
+def _observe(board, ints, tiles, segs, n, width, obs_mode, origin, mask, planes, glob, scratch,
+             view, seat):  # fmt: skip
+    """Window, mask and (``obs_mode``) observation of ``seat`` for one game; returns the
+    legal moves the window cannot express."""
+    x0, y0 = TK.window_origin(ints, tiles, width)
+    origin[0] = x0
+    origin[1] = y0
+    dropped = write_mask(ints, tiles, width, x0, y0, mask)
+    if obs_mode == 1:
+        write_v0(board, ints, tiles, segs, seat, n, x0, y0, planes, view, scratch)
+    elif obs_mode == 2:
+        write_v1(board, ints, tiles, segs, seat, n, x0, y0, planes, glob, GLOBAL_HIGH, view)
+    return dropped
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
+             score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards, term,
+             trunc, illegal, seat, status, dropped):  # fmt: skip
+    """Step game ``i`` with env action ``actions[i]`` (in range), for every game; a game whose
+    action is -1 waits (nothing of it changes, its reward is 0)."""
+    for i in prange(ints.shape[0]):
+        actor = ints[i, L.R_PLAYER]
+        a = actions[i]
+        rewards[i, :] = 0.0
+        illegal[i] = -1
+        status[i] = L.OK
+        if a < 0:
+            term[i] = False
+            trunc[i] = False
+            continue
+        pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
+        gi = i if glob.shape[0] > 1 else i - i
+        if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
+            rewards[i, actor] = -1.0
+            term[i] = True
+            trunc[i] = True
+            illegal[i] = a
+            nxt = 0  # the wrapper's last() then shows the first seat (PettingZoo's dead step)
+        else:
+            x0, y0 = origin[i, 0], origin[i, 1]
+            code = index_to_code(board[i], ints[i], tiles[i], width, x0, y0, a)
+            status[i] = play_code(board[i], ints[i], tiles[i], segs[i], events[i], pool[i],
+                                  hist[i], code)  # fmt: skip
+            if score_diff:
+                total = 0.0
+                for q in range(n):
+                    total += float(ints[i, L.R_SCORES + q])
+                for q in range(n):
+                    s = float(ints[i, L.R_SCORES + q])
+                    rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
+                    rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
+                    last_rel[i, q] = rel
+            over = ints[i, L.R_PHASE] == L.PHASE_OVER
+            term[i] = over
+            trunc[i] = False
+            if over:
+                best = ints[i, L.R_SCORES]
+                for q in range(1, n):
+                    best = max(best, ints[i, L.R_SCORES + q])
+                nwin = 0
+                for q in range(n):
+                    nwin += ints[i, L.R_SCORES + q] == best
+                for q in range(n):
+                    if ints[i, L.R_SCORES + q] != best:
+                        rewards[i, q] += -1.0
+                    elif nwin == 1:
+                        rewards[i, q] += 1.0
+                nxt = (actor + 1) % n
+            else:
+                nxt = ints[i, L.R_PLAYER]
+        seat[i] = nxt
+        dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], n, width, obs_mode, origin[i],
+                              mask[i], planes[pi], glob[gi], scratch[i], views[i], nxt)  # fmt: skip
+        if term[i] and not (illegal[i] >= 0 and actor == 0):
+            mask[i, :] = 0  # (the wrapper's last() after an illegal move by seat 0: its mask)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def start_all(board, ints, tiles, segs, events, pool, hist, ids, players, messages, autofig,
+              decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes, glob, scratch,
+              views, last_rel, seat, dropped):  # fmt: skip
+    """Deal games ``ids`` anew (``batch.restart_game``) and write their first observation."""
+    for j in prange(ids.shape[0]):
+        i = ids[j]
+        restart_game(board[i], ints[i], tiles[i], segs[i], events[i], pool[i], players, messages,
+                     autofig, decks[j], ndecks[j], msgdecks[j])  # fmt: skip
+        hist[i, 0] = 0
+        last_rel[i, :] = 0.0
+        invalidate(views[i])
+        seat[i] = ints[i, L.R_PLAYER]
+        pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
+        gi = i if glob.shape[0] > 1 else i - i
+        dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], players, width, obs_mode,
+                              origin[i], mask[i], planes[pi], glob[gi], scratch[i], views[i],
+                              seat[i])  # fmt: skip
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def random_legal(mask, u, out):
+    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
+    uniformly random legal action for uniform ``u``; -1 where none is legal)."""
+    for i in prange(mask.shape[0]):
+        row = mask[i]
+        count = 0
+        for a in range(row.shape[0]):
+            count += row[a] != 0
+        out[i] = -1
+        if count == 0:
+            continue
+        k = min(int(u[i] * count), count - 1)
+        for a in range(row.shape[0]):
+            if row[a] != 0:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
