@@ -29,6 +29,8 @@ SOURCES = (
     "agents/tile/potentials.py",
     "encoders/features/afterstate.py",
     "encoders/features/table.py",
+    "encoders/features/afterstate_options.py",
+    "agents/tile/potentials_options.py",
 )
 _STAMP = "carcassonne_kernels.sha256"
 
