@@ -1,0 +1,134 @@
+"""The batched card engine is the Python engine's game, action for action: deals, legal
+codes, every table field, scores and the end of game, over random games at 2-5 players."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.games.errors import IllegalActionError
+from carcassonne_rl.games.cardcassonne import GameConfig, new_game
+from carcassonne_rl.games.cardcassonne import batch as B
+from carcassonne_rl.games.cardcassonne.cards import standard_deck
+
+
+def same_table(g: np.ndarray, state, where: str) -> None:
+    """Every field of the batched game ``g`` equals the Python ``state``'s."""
+    n = state.n
+    assert g[B.F_PHASE] == state.phase_index, where
+    assert g[B.F_CURRENT] == state.current, where
+    assert g[B.F_ROUND] == state.round, where
+    assert g[B.F_DEALER] == state.dealer, where
+    assert g[B.F_LASTF] == state.last_follower, where
+    assert g[B.F_SETUPDONE] == state.setup_done, where
+    assert g[B.F_SCORER] == state.score_player, where
+    assert g[B.F_JOKERS] == state.jokers_to_assign, where
+    assert bool(g[B.F_CLAIMS]) == bool(state.claims), where
+    hands = g[B.O_HANDS : B.O_HANDS + n * B.NK].reshape(n, B.NK)
+    assert hands.tolist() == state.hands, where
+    assert g[B.O_HSIZE : B.O_HSIZE + n].tolist() == state.hand_size, where
+    assert g[B.O_PLAYED : B.O_PLAYED + n].tolist() == state.played, where
+    assert g[B.O_FROW : B.O_FROW + n].tolist() == state.follower_row, where
+    for r in range(4):
+        start = B.O_ROWS + r * B.ROW_CAP
+        assert g[start : start + g[B.O_ROWLEN + r]].tolist() == state.rows[r], (where, r)
+    coll = g[B.O_COLL : B.O_COLL + n * B.NK].reshape(n, B.NK)
+    assert coll.tolist() == state.collected, where
+    assert g[B.O_ANIM : B.O_ANIM + 4 * n].reshape(n, 4).tolist() == state.animals, where
+    assert g[B.O_PJOKERS : B.O_PJOKERS + n].tolist() == state.pending_jokers, where
+    assert g[B.O_REMOVED : B.O_REMOVED + B.NK].tolist() == state.removed, where
+    assert g[B.O_SCORES : B.O_SCORES + n].tolist() == state.scores.tolist(), where
+    head, length = g[B.F_MQHEAD], g[B.F_MQLEN]
+    assert g[B.O_MQ + head : B.O_MQ + head + length].tolist() == state.misplaced_queue, where
+    if state.claims:
+        for q in range(n):
+            got = g[B.O_CLAIMS + q * B.CLAIM_CAP : B.O_CLAIMS + q * B.CLAIM_CAP + g[B.O_CLLEN + q]]
+            assert [(x & 31, bool(x >> 5)) for x in got.tolist()] == state.claims[q], where
+    if state.score_player >= 0:
+        csp = [len(c) for c in state.claimed_species]
+        assert g[B.O_CSP : B.O_CSP + 4].tolist() == csp, where
+
+
+def test_shuffle_is_cpythons() -> None:
+    out = np.empty(130, np.int64)
+    for seed in [0, 1, 2, 7, 255, 65536, 12345, 2**31 - 2, 2**32 - 1, *range(100, 140)]:
+        deck = standard_deck()
+        random.Random(seed).shuffle(deck)
+        B.shuffle_deck(seed, B.STANDARD_DECK, out)
+        assert out.tolist() == deck, seed
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_batch_plays_the_python_game(players: int) -> None:
+    num = 6
+    batch = B.CardBatch(GameConfig(players), num)
+    seed = 1000 * players
+    batch.reset(seed)
+    states = [new_game(GameConfig(players, seed=seed + i)) for i in range(num)]
+    next_seed = [seed + num + i for i in range(num)]
+    rng = random.Random(players)
+    finished = decisions = 0
+    kinds_seen: set[int] = set()
+    while finished < 2 * num:
+        codes = np.zeros(num, np.int64)
+        masks = batch.masks()
+        for i, state in enumerate(states):
+            where = f"{players}p game {i} decision {len(state.history)}"
+            same_table(batch.games[i], state, where)
+            legal = state.legal_codes()
+            assert np.flatnonzero(masks[i]).tolist() == sorted(legal), where
+            codes[i] = rng.choice(legal)
+            kinds_seen.add(state.phase_index)
+        done = batch.step(codes)
+        decisions += num
+        for i, state in enumerate(states):
+            state.apply_code(int(codes[i]))
+            assert done[i] == state.is_over
+            if state.is_over:
+                finished += 1
+                assert batch.final_scores[i].tolist() == state.scores.tolist()
+                won = np.zeros(players, np.int64)
+                B.winners_mask(_over_game(state), batch.params, won)
+                assert np.flatnonzero(won).tolist() == state.winners()
+                states[i] = new_game(GameConfig(players, seed=next_seed[i]))
+                next_seed[i] += num
+    assert kinds_seen == {0, 1, 2, 3}  # setup, turn, joker and misplaced decisions all met
+    assert decisions > 1000
+
+
+def _over_game(state) -> np.ndarray:
+    """The finished game ``state`` replayed in a batch of one (its array, game over)."""
+    one = B.CardBatch(GameConfig(state.n), 1)
+    one.restart([0], [state.config.seed])
+    for code in state.history:
+        one.apply(np.array([code]))
+    return one.games[0]
+
+
+def test_state_replays_a_batched_game() -> None:
+    batch = B.CardBatch(GameConfig(3), 2)
+    batch.reset(5)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        masks = batch.masks()
+        batch.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    for i in range(2):
+        state = batch.state(i)
+        same_table(batch.games[i], state, f"game {i}")
+        assert state.history == batch.record(i)
+
+
+def test_illegal_code_is_refused() -> None:
+    batch = B.CardBatch(GameConfig(2), 2)
+    batch.reset(0)
+    before = batch.games.copy()
+    illegal = int(np.flatnonzero(batch.masks()[1] == 0)[0])
+    legal = int(np.flatnonzero(batch.masks()[0])[0])
+    with pytest.raises(IllegalActionError, match="game 1"):
+        batch.step(np.array([legal, illegal]))
+    assert (batch.games == before).all()
+    assert batch.apply(np.array([legal, illegal])).tolist() == [0, 1]
+    with pytest.raises(ValueError, match="int array"):
+        batch.step(np.array([0.5, 1.0]))
