@@ -421,7 +421,7 @@ def _next_player_scoring(g, params):
                 else:
                     psum += _PERSON[k]
                     pcount += 1
-            elif k == DRAGON or k == FAIRY:
+            elif k == DRAGON or k == FAIRY:  # noqa: SIM109 - as Numba compiles it
                 g[O_REMOVED + k] += 1
                 g[O_SCORES + p] += params[P_DRAGON] if k == DRAGON else params[P_FAIRY]
             elif mis:
@@ -470,7 +470,7 @@ def is_legal(g, code):
     if ph == SETUP:
         return SETUP_ROW <= code < ASSIGN
     if ph == MISPLACED:
-        return code == KEEP or code == TEN
+        return code == KEEP or code == TEN  # noqa: SIM109 - as Numba compiles it
     if ph == ASSIGN_JOKER:
         return ASSIGN <= code < KEEP and g[O_ANIM + g[F_SCORER] * 4 + code - ASSIGN] > 0
     return False

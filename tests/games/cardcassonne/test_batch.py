@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from carcassonne_rl.games.errors import IllegalActionError
 from carcassonne_rl.games.cardcassonne import GameConfig, new_game
 from carcassonne_rl.games.cardcassonne import batch as B
 from carcassonne_rl.games.cardcassonne.cards import standard_deck
+from carcassonne_rl.games.errors import IllegalActionError
 
 
 def same_table(g: np.ndarray, state, where: str) -> None:
