@@ -25,6 +25,12 @@ the AEC env's game, action for action (the batched engine of
   after an illegal action, seat 0, as PettingZoo selects the first terminated agent), its
   final scores ``infos["final_info"]["scores"][i]``.
 
+``parallel=True`` shares the games of a step out over Numba's threads (``prange``,
+``NUMBA_NUM_THREADS``); the default steps them one after the other in the calling thread.
+The kernels release the GIL either way (several envs can step in Python threads). Each
+step waits for every thread: on cores that other work keeps busy, that wait can cost far
+more than it gains (``benchmarks/card_vector.py`` measures both).
+
 The observation arrays are the env's own buffers, overwritten by the next ``step`` (pass
 ``copy=True`` for fresh arrays each step).
 """
@@ -51,82 +57,184 @@ CARD_VECTOR_ENVS = ("cardcassonne_v0",)
 SCORE_SCALE = 100.0  # game_env.SCORE_SCALE
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _step_all(games, hist, params, actions, observe, score_diff, mask, obs, won, last_rel,
-              rewards, term, trunc, illegal, seat, status):  # fmt: skip
+@njit(cache=True, nogil=True)
+def _step_game(i, games, hist, params, actions, observe, score_diff, mask, obs, won, last_rel,
+               rewards, term, trunc, illegal, seat, status):  # fmt: skip
     """Step game ``i`` with action ``actions[i]`` (in range), as the wrapped AEC env does."""
+    g = games[i]
+    n = g[B.F_N]
+    actor = g[B.F_CURRENT]
+    a = actions[i]
+    rewards[i, :] = 0.0
+    illegal[i] = -1
+    status[i] = 0
+    oi = i if obs.shape[0] > 1 else i - i  # (i - i: 0 of the index's type)
+    if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
+        rewards[i, actor] = -1.0
+        term[i] = True
+        trunc[i] = True
+        illegal[i] = a
+        seat[i] = 0  # PettingZoo's _deads_step_first: the first agent
+        if actor != 0:
+            mask[i, :] = 0
+        if observe:
+            write_obs(g, 0, params, obs[oi])
+        return
+    status[i] = B.play_code(g, hist[i], params, a)
+    if score_diff:
+        total = 0.0
+        for q in range(n):
+            total += float(g[B.O_SCORES + q])
+        for q in range(n):
+            s = float(g[B.O_SCORES + q])
+            rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
+            rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
+            last_rel[i, q] = rel
+    over = g[B.F_PHASE] == B.OVER
+    term[i] = over
+    trunc[i] = False
+    if over:
+        B.winners_mask(g, params, won[i])
+        nwin = 0
+        for q in range(n):
+            nwin += won[i, q]
+        for q in range(n):
+            if won[i, q] == 0:
+                rewards[i, q] += -1.0
+            elif nwin == 1:
+                rewards[i, q] += 1.0
+        nxt = (actor + 1) % n
+    else:
+        nxt = g[B.F_CURRENT]
+    seat[i] = nxt
+    B.write_mask(g, mask[i])
+    if observe:
+        write_obs(g, nxt, params, obs[oi])
+
+
+@njit(cache=True, nogil=True)
+def _start_game(j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel,
+                seat):  # fmt: skip
+    """Deal game ``ids[j]`` anew (shuffled by ``seeds[j]``) and observe it."""
+    i = ids[j]
+    g = games[i]
+    B.deal_game(g, hist[i], seeds[j], deck, players, params)
+    last_rel[i, :] = 0.0
+    seat[i] = g[B.F_CURRENT]
+    B.write_mask(g, mask[i])
+    if observe:
+        write_obs(g, seat[i], params, obs[i if obs.shape[0] > 1 else i - i])
+
+
+@njit(cache=True, nogil=True)
+def _step_serial(
+    games,
+    hist,
+    params,
+    actions,
+    observe,
+    score_diff,
+    mask,
+    obs,
+    won,
+    last_rel,
+    rewards,
+    term,
+    trunc,
+    illegal,
+    seat,
+    status,
+):
+    """``_step_game`` for every game, one after the other (no thread hand-off)."""
+    for i in range(games.shape[0]):
+        _step_game(
+            i,
+            games,
+            hist,
+            params,
+            actions,
+            observe,
+            score_diff,
+            mask,
+            obs,
+            won,
+            last_rel,
+            rewards,
+            term,
+            trunc,
+            illegal,
+            seat,
+            status,
+        )
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _step_parallel(
+    games,
+    hist,
+    params,
+    actions,
+    observe,
+    score_diff,
+    mask,
+    obs,
+    won,
+    last_rel,
+    rewards,
+    term,
+    trunc,
+    illegal,
+    seat,
+    status,
+):
+    """``_step_game`` for every game, shared out over Numba's threads (``prange``)."""
     for i in prange(games.shape[0]):
-        g = games[i]
-        n = g[B.F_N]
-        actor = g[B.F_CURRENT]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        illegal[i] = -1
-        status[i] = 0
-        oi = i if obs.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
-        if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
-            rewards[i, actor] = -1.0
-            term[i] = True
-            trunc[i] = True
-            illegal[i] = a
-            seat[i] = 0  # PettingZoo's _deads_step_first: the first agent
-            if actor != 0:
-                mask[i, :] = 0
-            if observe:
-                write_obs(g, 0, params, obs[oi])
-            continue
-        status[i] = B.play_code(g, hist[i], params, a)
-        if score_diff:
-            total = 0.0
-            for q in range(n):
-                total += float(g[B.O_SCORES + q])
-            for q in range(n):
-                s = float(g[B.O_SCORES + q])
-                rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
-                rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
-                last_rel[i, q] = rel
-        over = g[B.F_PHASE] == B.OVER
-        term[i] = over
-        trunc[i] = False
-        if over:
-            B.winners_mask(g, params, won[i])
-            nwin = 0
-            for q in range(n):
-                nwin += won[i, q]
-            for q in range(n):
-                if won[i, q] == 0:
-                    rewards[i, q] += -1.0
-                elif nwin == 1:
-                    rewards[i, q] += 1.0
-            nxt = (actor + 1) % n
-        else:
-            nxt = g[B.F_CURRENT]
-        seat[i] = nxt
-        B.write_mask(g, mask[i])
-        if observe:
-            write_obs(g, nxt, params, obs[oi])
+        _step_game(
+            i,
+            games,
+            hist,
+            params,
+            actions,
+            observe,
+            score_diff,
+            mask,
+            obs,
+            won,
+            last_rel,
+            rewards,
+            term,
+            trunc,
+            illegal,
+            seat,
+            status,
+        )
+
+
+@njit(cache=True, nogil=True)
+def _start_serial(
+    games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
+):
+    for j in range(ids.shape[0]):
+        _start_game(
+            j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
+        )
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _start_all(games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel,
-               seat):  # fmt: skip
-    """Deal games ``ids`` anew (game ``ids[j]`` shuffled by ``seeds[j]``) and observe them."""
+def _start_parallel(
+    games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
+):
     for j in prange(ids.shape[0]):
-        i = ids[j]
-        g = games[i]
-        B.deal_game(g, hist[i], seeds[j], deck, players, params)
-        last_rel[i, :] = 0.0
-        seat[i] = g[B.F_CURRENT]
-        B.write_mask(g, mask[i])
-        if observe:
-            write_obs(g, seat[i], params, obs[i if obs.shape[0] > 1 else i - i])
+        _start_game(
+            j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
+        )
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def random_legal(mask, u, out):
     """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
     uniformly random legal action for uniform ``u``; -1 where none is legal)."""
-    for i in prange(mask.shape[0]):
+    for i in range(mask.shape[0]):
         row = mask[i]
         count = 0
         for a in range(row.shape[0]):
@@ -154,6 +262,7 @@ class CardVectorEnv(VectorEnv):
         num_envs: int = 1,
         observations: bool = True,
         copy: bool = False,
+        parallel: bool = False,
         **env_kwargs: Any,
     ) -> None:
         if name not in CARD_VECTOR_ENVS:
@@ -195,6 +304,9 @@ class CardVectorEnv(VectorEnv):
         self._seat = np.zeros(n, np.int64)
         self._status = np.zeros(n, np.int32)
         self._rngs: list[np.random.Generator] | None = None
+        self.parallel = bool(parallel)
+        self._step_all = _step_parallel if self.parallel else _step_serial
+        self._start_all = _start_parallel if self.parallel else _start_serial
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
@@ -231,7 +343,7 @@ class CardVectorEnv(VectorEnv):
                 f"0..{self.num_actions - 1}"
             )
         b = self.batch
-        _step_all(
+        self._step_all(
             b.games, b.history, b.params, actions, self.observations, self._score_diff,
             self._mask, self._vectors, self._won, self._last_rel, self._rewards, self._term,
             self._trunc, self._illegal, self._seat, self._status,
@@ -271,7 +383,7 @@ class CardVectorEnv(VectorEnv):
         seeds = np.array([rngs[i].integers(0, 2**31 - 1) for i in ids], np.int64)  # GameEnv
         b = self.batch
         b.seeds[ids] = seeds
-        _start_all(
+        self._start_all(
             b.games, b.history, b.params, np.asarray(ids, np.int64), seeds, B.STANDARD_DECK,
             self.players, self.observations, self._mask, self._vectors, self._last_rel,
             self._seat,
@@ -314,4 +426,6 @@ class CardVectorEnv(VectorEnv):
         return int(index)
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.raw.close()
+        raw = getattr(self, "raw", None)  # None if __init__ raised before making it
+        if raw is not None:
+            raw.close()

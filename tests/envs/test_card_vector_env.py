@@ -10,8 +10,15 @@ import pytest
 from carcassonne_rl.envs import cardcassonne_v0
 from carcassonne_rl.envs.card_vector import CardVectorEnv
 
-CONFIGS = [(2, "win_loss", 0), (3, "score_diff", 0), (4, "win_loss", 90), (5, "score_diff", 0),
-           (2, "score_diff", 120), (3, "win_loss", 0)]  # fmt: skip
+# players, reward mode, a masked-out action every ~k steps (0: never), the vector env's options
+CONFIGS = [
+    (2, "win_loss", 0, {}),
+    (3, "score_diff", 0, {"parallel": True}),
+    (4, "win_loss", 90, {}),
+    (5, "score_diff", 0, {"copy": True}),
+    (2, "score_diff", 120, {"parallel": True}),
+    (3, "win_loss", 0, {"observations": False}),
+]
 
 
 def _aec_obs(env) -> dict[str, np.ndarray]:
@@ -20,19 +27,22 @@ def _aec_obs(env) -> dict[str, np.ndarray]:
 
 
 def _same_obs(vec_obs: dict, i: int, obs: dict, where: str) -> None:
-    assert vec_obs.keys() == obs.keys(), where
+    """``vec_obs`` (all of ``obs``'s parts, or the mask alone) holds ``obs`` at game ``i``."""
+    assert vec_obs.keys() in (obs.keys(), {"action_mask"}), where
     for key, part in obs.items():
+        if key not in vec_obs:
+            continue
         got = vec_obs[key][i]
         assert got.dtype == part.dtype and got.shape == part.shape, (where, key)
         assert got.tobytes() == part.tobytes(), (where, key)
 
 
 def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: int,
-             illegal_every: int = 0) -> int:  # fmt: skip
+             illegal_every: int = 0, **options) -> int:  # fmt: skip
     """Step a vector env and ``num_envs`` AEC envs with the same random legal actions (and
     every ``illegal_every`` steps or so a masked-out one); returns the games finished."""
     kwargs = {"players": players, "reward_mode": reward_mode}
-    vec = CardVectorEnv(num_envs=num_envs, **kwargs)
+    vec = CardVectorEnv(num_envs=num_envs, **options, **kwargs)
     aecs = [cardcassonne_v0.env(**kwargs) for _ in range(num_envs)]
     obs, infos = vec.reset(seed=seed)
     for i, env in enumerate(aecs):
@@ -41,6 +51,7 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
         assert infos["seat"][i] == env.unwrapped.game_state.current_player
     rng = np.random.default_rng(seed)
     finished = 0
+    last_obs = obs
     for t in range(steps):
         actions = np.zeros(num_envs, np.int64)
         for i in range(num_envs):
@@ -49,6 +60,8 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
             else:
                 actions[i] = int(rng.choice(np.flatnonzero(obs["action_mask"][i])))
         obs, rewards, term, trunc, infos = vec.step(actions)
+        assert (obs["action_mask"] is last_obs["action_mask"]) != bool(options.get("copy"))
+        last_obs = obs
         for i, env in enumerate(aecs):
             raw = env.unwrapped
             env.step(int(actions[i]))
@@ -61,6 +74,8 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
                 finished += 1
                 final = infos["final_obs"][i]
                 for key, part in _aec_obs(env).items():
+                    if key not in final:
+                        continue
                     assert final[key].tobytes() == part.tobytes(), (where, key)
                 assert infos["final_info"]["seat"][i] == raw._agent_index[raw.agent_selection]
                 if any("illegal_action" in raw.infos[a] for a in raw.possible_agents):
@@ -75,7 +90,48 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
     return finished
 
 
-@pytest.mark.parametrize(("players", "reward_mode", "illegal_every"), CONFIGS)
-def test_card_vector_env_plays_the_aec_game(players, reward_mode, illegal_every) -> None:
-    finished = lockstep(players, reward_mode, 4, 330, seed=7 * players, illegal_every=illegal_every)
+@pytest.mark.parametrize(("players", "reward_mode", "illegal_every", "options"), CONFIGS)
+def test_card_vector_env_plays_the_aec_game(players, reward_mode, illegal_every, options) -> None:
+    seed = 7 * players + len(options)
+    finished = lockstep(players, reward_mode, 4, 330, seed, illegal_every, **options)
     assert finished >= 4  # every game ended and was dealt again at least once
+
+
+def test_spaces_render_and_one_game() -> None:
+    vec = CardVectorEnv(num_envs=3, players=3, render_mode="ansi")
+    aec = cardcassonne_v0.env(players=3, render_mode="ansi")
+    assert vec.single_observation_space == aec.observation_space("player_0")
+    assert vec.observation_space["observation"].shape == (3, 1620)
+    assert vec.action_space.shape == (3,)
+    assert vec.metadata["autoreset_mode"].name == "SAME_STEP"
+    obs, _ = vec.reset(seed=[4, 9, 4])
+    aec.reset(seed=9)
+    assert vec.render(1) == aec.render()
+    assert obs["observation"][0].tobytes() == obs["observation"][2].tobytes()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        actions = vec.random_actions(rng)
+        assert vec.action_masks()[np.arange(3), actions].all()
+        vec.step(actions)
+    state = vec.game_state(2)
+    assert state.history == vec.batch.record(2) and len(state.history) == 40
+    assert (vec.action_masks()[2].nonzero()[0] == state.legal_action_codes()).all()
+
+
+def test_bad_input_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="num_envs"):
+        CardVectorEnv(num_envs=0)
+    with pytest.raises(ValueError, match="players"):
+        CardVectorEnv(num_envs=2, players=7)
+    with pytest.raises(ValueError, match="cardcassonne_v0"):
+        CardVectorEnv("carcassonne_v1", 2)
+    vec = CardVectorEnv(num_envs=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.step(np.zeros(2, np.int64))
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        vec.step(np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="out of the action space"):
+        vec.step(np.array([0, 206]))
+    with pytest.raises(ValueError, match="game index"):
+        vec.render(2)
