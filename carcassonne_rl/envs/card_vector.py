@@ -49,7 +49,10 @@ from carcassonne_rl.encoders.card.batch import write_obs
 from carcassonne_rl.encoders.card.encoder import CARD_OBS_SIZE, CardEncoder
 from carcassonne_rl.envs.cardcassonne_v0 import raw_env
 from carcassonne_rl.games.cardcassonne import NUM_ACTIONS, GameConfig, State
-from carcassonne_rl.games.cardcassonne import batch as B
+from carcassonne_rl.games.cardcassonne import batch_kernels as K
+from carcassonne_rl.games.cardcassonne import batch_layout as L
+from carcassonne_rl.games.cardcassonne.batch import CardBatch
+from carcassonne_rl.games.cardcassonne.table import OVER
 
 __all__ = ["CARD_VECTOR_ENVS", "CardVectorEnv"]
 
@@ -62,8 +65,8 @@ def _step_game(i, games, hist, params, actions, observe, score_diff, mask, obs, 
                rewards, term, trunc, illegal, seat, status):  # fmt: skip
     """Step game ``i`` with action ``actions[i]`` (in range), as the wrapped AEC env does."""
     g = games[i]
-    n = g[B.F_N]
-    actor = g[B.F_CURRENT]
+    n = g[L.F_N]
+    actor = g[L.F_CURRENT]
     a = actions[i]
     rewards[i, :] = 0.0
     illegal[i] = -1
@@ -80,21 +83,21 @@ def _step_game(i, games, hist, params, actions, observe, score_diff, mask, obs, 
         if observe:
             write_obs(g, 0, params, obs[oi])
         return
-    status[i] = B.play_code(g, hist[i], params, a)
+    status[i] = K.play_code(g, hist[i], params, a)
     if score_diff:
         total = 0.0
         for q in range(n):
-            total += float(g[B.O_SCORES + q])
+            total += float(g[L.O_SCORES + q])
         for q in range(n):
-            s = float(g[B.O_SCORES + q])
+            s = float(g[L.O_SCORES + q])
             rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
             rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
             last_rel[i, q] = rel
-    over = g[B.F_PHASE] == B.OVER
+    over = g[L.F_PHASE] == OVER
     term[i] = over
     trunc[i] = False
     if over:
-        B.winners_mask(g, params, won[i])
+        L.winners_mask(g, params, won[i])
         nwin = 0
         for q in range(n):
             nwin += won[i, q]
@@ -105,9 +108,9 @@ def _step_game(i, games, hist, params, actions, observe, score_diff, mask, obs, 
                 rewards[i, q] += 1.0
         nxt = (actor + 1) % n
     else:
-        nxt = g[B.F_CURRENT]
+        nxt = g[L.F_CURRENT]
     seat[i] = nxt
-    B.write_mask(g, mask[i])
+    K.write_mask(g, mask[i])
     if observe:
         write_obs(g, nxt, params, obs[oi])
 
@@ -118,10 +121,10 @@ def _start_game(j, games, hist, params, ids, seeds, deck, players, observe, mask
     """Deal game ``ids[j]`` anew (shuffled by ``seeds[j]``) and observe it."""
     i = ids[j]
     g = games[i]
-    B.deal_game(g, hist[i], seeds[j], deck, players, params)
+    K.deal_game(g, hist[i], seeds[j], deck, players, params)
     last_rel[i, :] = 0.0
-    seat[i] = g[B.F_CURRENT]
-    B.write_mask(g, mask[i])
+    seat[i] = g[L.F_CURRENT]
+    K.write_mask(g, mask[i])
     if observe:
         write_obs(g, seat[i], params, obs[i if obs.shape[0] > 1 else i - i])
 
@@ -289,7 +292,7 @@ class CardVectorEnv(VectorEnv):
         self.single_action_space = raw.action_space("player_0")
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        self.batch = B.CardBatch(GameConfig(self.players), n)  # the AEC env's: default rules
+        self.batch = CardBatch(GameConfig(self.players), n)  # the AEC env's: default rules
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
         self._vectors = np.zeros((n if self.observations else 1, CARD_OBS_SIZE), np.float32)
         self._obs = {"action_mask": self._mask}
@@ -349,7 +352,7 @@ class CardVectorEnv(VectorEnv):
             self._trunc, self._illegal, self._seat, self._status,
         )  # fmt: skip
         if (self._status == 2).any():
-            raise RuntimeError("a game's record is full (raise batch.HISTORY_LEN)")
+            raise RuntimeError("a game's record is full (raise batch_layout.HISTORY_LEN)")
         ended = np.flatnonzero(self._term)
         infos: dict[str, Any] = {}
         if len(ended):
@@ -384,7 +387,7 @@ class CardVectorEnv(VectorEnv):
         b = self.batch
         b.seeds[ids] = seeds
         self._start_all(
-            b.games, b.history, b.params, np.asarray(ids, np.int64), seeds, B.STANDARD_DECK,
+            b.games, b.history, b.params, np.asarray(ids, np.int64), seeds, L.STANDARD_DECK,
             self.players, self.observations, self._mask, self._vectors, self._last_rel,
             self._seat,
         )  # fmt: skip

@@ -42,7 +42,7 @@ from carcassonne_rl.encoders.card.encoder import (
     SEAT_LEN,
     SEG_LEN,
 )
-from carcassonne_rl.games.cardcassonne import batch as B
+from carcassonne_rl.games.cardcassonne import batch_layout as B
 from carcassonne_rl.games.cardcassonne.cards import TOTAL_CARDS
 from carcassonne_rl.games.cardcassonne.table import FACE_DOWN, MISPLACED, SETUP
 

@@ -10,6 +10,7 @@ import pytest
 
 from carcassonne_rl.games.cardcassonne import GameConfig, new_game
 from carcassonne_rl.games.cardcassonne import batch as B
+from carcassonne_rl.games.cardcassonne import batch_layout as L
 from carcassonne_rl.games.cardcassonne.cards import standard_deck
 from carcassonne_rl.games.errors import IllegalActionError
 
@@ -17,38 +18,38 @@ from carcassonne_rl.games.errors import IllegalActionError
 def same_table(g: np.ndarray, state, where: str) -> None:
     """Every field of the batched game ``g`` equals the Python ``state``'s."""
     n = state.n
-    assert g[B.F_PHASE] == state.phase_index, where
-    assert g[B.F_CURRENT] == state.current, where
-    assert g[B.F_ROUND] == state.round, where
-    assert g[B.F_DEALER] == state.dealer, where
-    assert g[B.F_LASTF] == state.last_follower, where
-    assert g[B.F_SETUPDONE] == state.setup_done, where
-    assert g[B.F_SCORER] == state.score_player, where
-    assert g[B.F_JOKERS] == state.jokers_to_assign, where
-    assert bool(g[B.F_CLAIMS]) == bool(state.claims), where
-    hands = g[B.O_HANDS : B.O_HANDS + n * B.NK].reshape(n, B.NK)
+    assert g[L.F_PHASE] == state.phase_index, where
+    assert g[L.F_CURRENT] == state.current, where
+    assert g[L.F_ROUND] == state.round, where
+    assert g[L.F_DEALER] == state.dealer, where
+    assert g[L.F_LASTF] == state.last_follower, where
+    assert g[L.F_SETUPDONE] == state.setup_done, where
+    assert g[L.F_SCORER] == state.score_player, where
+    assert g[L.F_JOKERS] == state.jokers_to_assign, where
+    assert bool(g[L.F_CLAIMS]) == bool(state.claims), where
+    hands = g[L.O_HANDS : L.O_HANDS + n * L.NK].reshape(n, L.NK)
     assert hands.tolist() == state.hands, where
-    assert g[B.O_HSIZE : B.O_HSIZE + n].tolist() == state.hand_size, where
-    assert g[B.O_PLAYED : B.O_PLAYED + n].tolist() == state.played, where
-    assert g[B.O_FROW : B.O_FROW + n].tolist() == state.follower_row, where
+    assert g[L.O_HSIZE : L.O_HSIZE + n].tolist() == state.hand_size, where
+    assert g[L.O_PLAYED : L.O_PLAYED + n].tolist() == state.played, where
+    assert g[L.O_FROW : L.O_FROW + n].tolist() == state.follower_row, where
     for r in range(4):
-        start = B.O_ROWS + r * B.ROW_CAP
-        assert g[start : start + g[B.O_ROWLEN + r]].tolist() == state.rows[r], (where, r)
-    coll = g[B.O_COLL : B.O_COLL + n * B.NK].reshape(n, B.NK)
+        start = L.O_ROWS + r * L.ROW_CAP
+        assert g[start : start + g[L.O_ROWLEN + r]].tolist() == state.rows[r], (where, r)
+    coll = g[L.O_COLL : L.O_COLL + n * L.NK].reshape(n, L.NK)
     assert coll.tolist() == state.collected, where
-    assert g[B.O_ANIM : B.O_ANIM + 4 * n].reshape(n, 4).tolist() == state.animals, where
-    assert g[B.O_PJOKERS : B.O_PJOKERS + n].tolist() == state.pending_jokers, where
-    assert g[B.O_REMOVED : B.O_REMOVED + B.NK].tolist() == state.removed, where
-    assert g[B.O_SCORES : B.O_SCORES + n].tolist() == state.scores.tolist(), where
-    head, length = g[B.F_MQHEAD], g[B.F_MQLEN]
-    assert g[B.O_MQ + head : B.O_MQ + head + length].tolist() == state.misplaced_queue, where
+    assert g[L.O_ANIM : L.O_ANIM + 4 * n].reshape(n, 4).tolist() == state.animals, where
+    assert g[L.O_PJOKERS : L.O_PJOKERS + n].tolist() == state.pending_jokers, where
+    assert g[L.O_REMOVED : L.O_REMOVED + L.NK].tolist() == state.removed, where
+    assert g[L.O_SCORES : L.O_SCORES + n].tolist() == state.scores.tolist(), where
+    head, length = g[L.F_MQHEAD], g[L.F_MQLEN]
+    assert g[L.O_MQ + head : L.O_MQ + head + length].tolist() == state.misplaced_queue, where
     if state.claims:
         for q in range(n):
-            got = g[B.O_CLAIMS + q * B.CLAIM_CAP : B.O_CLAIMS + q * B.CLAIM_CAP + g[B.O_CLLEN + q]]
+            got = g[L.O_CLAIMS + q * L.CLAIM_CAP : L.O_CLAIMS + q * L.CLAIM_CAP + g[L.O_CLLEN + q]]
             assert [(x & 31, bool(x >> 5)) for x in got.tolist()] == state.claims[q], where
     if state.score_player >= 0:
         csp = [len(c) for c in state.claimed_species]
-        assert g[B.O_CSP : B.O_CSP + 4].tolist() == csp, where
+        assert g[L.O_CSP : L.O_CSP + 4].tolist() == csp, where
 
 
 def test_shuffle_is_cpythons() -> None:
@@ -56,7 +57,7 @@ def test_shuffle_is_cpythons() -> None:
     for seed in [0, 1, 2, 7, 255, 65536, 12345, 2**31 - 2, 2**32 - 1, *range(100, 140)]:
         deck = standard_deck()
         random.Random(seed).shuffle(deck)
-        B.shuffle_deck(seed, B.STANDARD_DECK, out)
+        L.shuffle_deck(seed, L.STANDARD_DECK, out)
         assert out.tolist() == deck, seed
 
 
@@ -90,7 +91,7 @@ def test_batch_plays_the_python_game(players: int) -> None:
                 finished += 1
                 assert batch.final_scores[i].tolist() == state.scores.tolist()
                 won = np.zeros(players, np.int64)
-                B.winners_mask(_over_game(state), batch.params, won)
+                L.winners_mask(_over_game(state), batch.params, won)
                 assert np.flatnonzero(won).tolist() == state.winners()
                 states[i] = new_game(GameConfig(players, seed=next_seed[i]))
                 next_seed[i] += num
