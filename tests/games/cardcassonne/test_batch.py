@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from carcassonne_rl.games.cardcassonne import GameConfig, new_game
+from carcassonne_rl.games.cardcassonne import RULES, GameConfig, RulesTable, new_game
 from carcassonne_rl.games.cardcassonne import batch as B
 from carcassonne_rl.games.cardcassonne import batch_layout as L
 from carcassonne_rl.games.cardcassonne.cards import standard_deck
@@ -61,13 +61,30 @@ def test_shuffle_is_cpythons() -> None:
         assert out.tolist() == deck, seed
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_batch_plays_the_python_game(players: int) -> None:
+# another rules table: every number and decision the kernels read from it changed
+OTHER_RULES = RulesTable(
+    deal_table=((2, 5, 12), (3, 4, 10)),
+    setup_cards=8,
+    animal_points=(1, 2, 4, 8, 16),
+    building_set_points=(1, 4, 9, 16),
+    dragon_points=7,
+    fairy_points=4,
+    misplaced_points=6,
+    lone_animal_joker_points=5,
+    first_dealer=0,
+    tie_break_counts_building_jokers=False,
+)
+
+
+@pytest.mark.parametrize(
+    ("players", "rules"), [(2, RULES), (3, RULES), (4, RULES), (5, RULES), (3, OTHER_RULES)]
+)
+def test_batch_plays_the_python_game(players: int, rules: RulesTable) -> None:
     num = 6
-    batch = B.CardBatch(GameConfig(players), num)
-    seed = 1000 * players
+    batch = B.CardBatch(GameConfig(players, rules=rules), num)
+    seed = 1000 * players + (rules != RULES)
     batch.reset(seed)
-    states = [new_game(GameConfig(players, seed=seed + i)) for i in range(num)]
+    states = [new_game(GameConfig(players, seed=seed + i, rules=rules)) for i in range(num)]
     next_seed = [seed + num + i for i in range(num)]
     rng = random.Random(players)
     finished = decisions = 0
@@ -93,7 +110,7 @@ def test_batch_plays_the_python_game(players: int) -> None:
                 won = np.zeros(players, np.int64)
                 L.winners_mask(_over_game(state), batch.params, won)
                 assert np.flatnonzero(won).tolist() == state.winners()
-                states[i] = new_game(GameConfig(players, seed=next_seed[i]))
+                states[i] = new_game(GameConfig(players, seed=next_seed[i], rules=rules))
                 next_seed[i] += num
     assert kinds_seen == {0, 1, 2, 3}  # setup, turn, joker and misplaced decisions all met
     assert decisions > 1000
@@ -101,7 +118,7 @@ def test_batch_plays_the_python_game(players: int) -> None:
 
 def _over_game(state) -> np.ndarray:
     """The finished game ``state`` replayed in a batch of one (its array, game over)."""
-    one = B.CardBatch(GameConfig(state.n), 1)
+    one = B.CardBatch(state.config, 1)
     one.restart([0], [state.config.seed])
     for code in state.history:
         one.apply(np.array([code]))
