@@ -234,6 +234,15 @@ def _start_parallel(
 
 
 @njit(cache=True, nogil=True)
+def _first_out_of_range(actions, num_actions):
+    """The first game whose action is not in ``0..num_actions-1``, else -1."""
+    for i in range(actions.shape[0]):
+        if actions[i] < 0 or actions[i] >= num_actions:
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def random_legal(mask, u, out):
     """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
     uniformly random legal action for uniform ``u``; -1 where none is legal)."""
@@ -306,6 +315,7 @@ class CardVectorEnv(VectorEnv):
         self._illegal = np.zeros(n, np.int64)
         self._seat = np.zeros(n, np.int64)
         self._status = np.zeros(n, np.int32)
+        self._all = np.ones(n, np.bool_)
         self._rngs: list[np.random.Generator] | None = None
         self.parallel = bool(parallel)
         self._step_all = _step_parallel if self.parallel else _step_serial
@@ -339,8 +349,8 @@ class CardVectorEnv(VectorEnv):
                 f"{actions.dtype} {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
-        if len(actions) and (actions.min() < 0 or actions.max() >= self.num_actions):
-            bad = int(np.flatnonzero((actions < 0) | (actions >= self.num_actions))[0])
+        bad = _first_out_of_range(actions, self.num_actions)
+        if bad >= 0:
             raise ValueError(
                 f"action {int(actions[bad])} of game {bad} is out of the action space "
                 f"0..{self.num_actions - 1}"
@@ -351,19 +361,19 @@ class CardVectorEnv(VectorEnv):
             self._mask, self._vectors, self._won, self._last_rel, self._rewards, self._term,
             self._trunc, self._illegal, self._seat, self._status,
         )  # fmt: skip
-        if (self._status == 2).any():
+        if self._status.any():  # 2: play_code found the record full
             raise RuntimeError("a game's record is full (raise batch_layout.HISTORY_LEN)")
-        ended = np.flatnonzero(self._term)
-        infos: dict[str, Any] = {}
-        if len(ended):
-            infos = self._final(ended)
-        if (self._illegal >= 0).any():
-            infos["illegal_action"] = self._illegal.copy()
-            infos["_illegal_action"] = self._illegal >= 0
         rewards, term, trunc = self._rewards.copy(), self._term.copy(), self._trunc.copy()
-        if len(ended):
+        infos = self._infos()
+        if term.any():
+            ended = np.flatnonzero(term)
+            infos.update(self._final(ended))
+            if self._illegal[ended].max() >= 0:  # only an ended game can have an illegal move
+                infos["illegal_action"] = self._illegal.copy()
+                infos["_illegal_action"] = self._illegal >= 0
             self._deal(ended)
-        return self._out(), rewards, term, trunc, {**infos, **self._infos()}
+            infos["seat"] = self._seat.copy()  # the new games' first seats
+        return self._out(), rewards, term, trunc, infos
 
     def _final(self, ended: np.ndarray) -> dict[str, Any]:
         """``final_obs`` / ``final_info`` of the games that ended in this step."""
@@ -398,7 +408,7 @@ class CardVectorEnv(VectorEnv):
         return dict(self._obs)
 
     def _infos(self) -> dict[str, Any]:
-        return {"seat": self._seat.copy(), "_seat": np.ones(self.num_envs, np.bool_)}
+        return {"seat": self._seat.copy(), "_seat": self._all.copy()}
 
     # ------------------------------------------------------------------ one game
     def game_state(self, index: int = 0) -> State:
