@@ -29,7 +29,8 @@ the AEC env's game, action for action (the batched engine of
 ``NUMBA_NUM_THREADS``); the default steps them one after the other in the calling thread.
 The kernels release the GIL either way (several envs can step in Python threads). Each
 step waits for every thread: on cores that other work keeps busy, that wait can cost far
-more than it gains (``benchmarks/card_vector.py`` measures both).
+more than it gains (``benchmarks/card_vector.py`` measures both); Numba's ``omp`` threading
+layer spins while it waits, ``NUMBA_THREADING_LAYER=workqueue`` does not.
 
 The observation arrays are the env's own buffers, overwritten by the next ``step`` (pass
 ``copy=True`` for fresh arrays each step).

@@ -71,6 +71,8 @@ JOKER_OF = np.array(IS_JOKER, np.bool_)
 def rules_params(config: GameConfig) -> np.ndarray:
     """The rules table of ``config`` as the int64 array the kernels read (integer points)."""
     r = config.rules
+    if config.players > MAX_SEATS:
+        raise ValueError(f"the batched engine seats at most {MAX_SEATS} players")
     ints = (
         r.setup_cards,
         r.dragon_points,

@@ -150,3 +150,8 @@ def test_illegal_code_is_refused() -> None:
     assert batch.apply(np.array([legal, illegal])).tolist() == [0, 1]
     with pytest.raises(ValueError, match="int array"):
         batch.step(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="seeds"):
+        batch.restart([0], [-1])
+    six = RulesTable(deal_table=((6, 4, 5),))
+    with pytest.raises(ValueError, match="at most 5"):
+        B.CardBatch(GameConfig(6, rules=six), 1)
