@@ -155,3 +155,33 @@ def test_illegal_code_is_refused() -> None:
     six = RulesTable(deal_table=((6, 4, 5),))
     with pytest.raises(ValueError, match="at most 5"):
         B.CardBatch(GameConfig(6, rules=six), 1)
+
+
+@pytest.mark.parametrize(("players", "specs"), [(2, ("heuristic", "greedy")), (4, ("heuristic",))])
+def test_batch_plays_agent_chosen_games(players: int, specs: tuple[str, ...]) -> None:
+    """Games played by agents (other positions than random play reaches) stay in lockstep."""
+    from carcassonne_rl.agents.registry import make_agent
+
+    agents = [make_agent(specs[p % len(specs)], "cardcassonne", seed=p) for p in range(players)]
+    num = 3
+    batch = B.CardBatch(GameConfig(players), num)
+    batch.reset(77)
+    states = [new_game(GameConfig(players, seed=77 + i)) for i in range(num)]
+    while not all(s.is_over for s in states):
+        codes = np.zeros(num, np.int64)
+        masks = batch.masks()
+        for i, state in enumerate(states):
+            same_table(batch.games[i], state, f"{specs} game {i} decision {len(state.history)}")
+            if state.is_over:
+                codes[i] = -1
+                continue
+            assert np.flatnonzero(masks[i]).tolist() == sorted(state.legal_codes())
+            codes[i] = agents[state.current_player].act(state.clone(), state.current_player)
+        live = codes >= 0
+        status = batch.apply(np.where(live, codes, 0))
+        assert (status[live] == 0).all() and (status[~live] == 1).all()
+        for i, state in enumerate(states):
+            if live[i]:
+                state.apply_code(int(codes[i]))
+    for i, state in enumerate(states):
+        assert batch.scores[i].tolist() == state.scores.tolist()
