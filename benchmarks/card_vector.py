@@ -4,14 +4,14 @@
     python benchmarks/card_vector.py [--players 2] [--sizes 1,16,256,1024] [--seconds 2]
 
 For each number of games ``N`` and with and without observations (``observations=False``:
-masks only), a :class:`~carcassonne_rl.envs.card_vector.CardVectorEnv`  (in the calling
-thread, and from ``N`` = 256 on also with ``parallel=True``) is stepped with a
+masks only), a :class:`~carcassonne_rl.envs.card_vector.CardVectorEnv`  (with Numba's
+threads, and with ``num_threads=1``: the calling thread alone) is stepped with a
 uniformly random legal action per game (``random_actions``, one compiled call) and its
 steps/s counted as games stepped per second (``N`` per ``step``). In the same run, in turns
 of a quarter second (a change of the machine's load touches all alike), the AEC
 ``cardcassonne_v0`` and ``connect_four_v3`` are played as ``bench env`` plays them (``last()``,
 a random legal action from the mask, ``step``). One JSON line per result: ``{"benchmark":
-"vec", "env": "cardcassonne_v0", "num_envs", "observations", "parallel", "steps_per_s",
+"vec", "env": "cardcassonne_v0", "num_envs", "observations", "num_threads", "steps_per_s",
 "connect_four_v3_steps_per_s", "ratio", "aec_steps_per_s", "ratio_vs_aec",
 "observation_bytes_per_step", ...}``, then one line for the AEC env (``"num_envs": "aec"``).
 """
@@ -23,23 +23,23 @@ import json
 import time
 from typing import Any
 
+import numba
 import numpy as np
 
 from carcassonne_rl.envs.card_vector import CardVectorEnv
 from carcassonne_rl.testing.bench_env import RandomPlay, make_env
 
 SIZES = (1, 16, 256, 1024)
-PARALLEL_FROM = 256  # sizes from which parallel=True is timed too
 ENV = "cardcassonne_v0"
 
 
 class VecPlay:
     """A card vector env stepped with random legal actions, timed slice by slice."""
 
-    def __init__(self, num_envs: int, observations: bool, players: int, parallel: bool,
-                 seed: int = 0) -> None:  # fmt: skip
+    def __init__(self, num_envs: int, observations: bool, players: int,
+                 num_threads: int | None, seed: int = 0) -> None:  # fmt: skip
         self.env = CardVectorEnv(
-            ENV, num_envs, observations=observations, parallel=parallel, players=players
+            ENV, num_envs, observations=observations, num_threads=num_threads, players=players
         )
         self.rng = np.random.default_rng(seed)
         self.env.reset(seed=seed)
@@ -69,7 +69,7 @@ class VecPlay:
     @property
     def bytes_per_step(self) -> int:
         """Bytes of observation (mask included) a step writes per game."""
-        return int(sum(v[0].nbytes for v in self.env._obs.values()))
+        return self.env.observation_bytes
 
 
 def main(sizes: tuple[int, ...] = SIZES, seconds: float = 2.0, players: int = 2,
@@ -82,9 +82,9 @@ def main(sizes: tuple[int, ...] = SIZES, seconds: float = 2.0, players: int = 2,
     }
     for n in sizes:
         for obs in (True, False):
-            plays[(n, obs, False)] = VecPlay(n, obs, players, False)
-            if n >= PARALLEL_FROM:  # and the same games over Numba's threads
-                plays[(n, obs, True)] = VecPlay(n, obs, players, True)
+            plays[(n, obs, None)] = VecPlay(n, obs, players, None)
+            if numba.get_num_threads() > 1:  # and the same games in the calling thread alone
+                plays[(n, obs, 1)] = VecPlay(n, obs, players, 1)
     rounds = max(1, round(seconds / slice_s))
     for _ in range(rounds):
         for play in plays.values():
@@ -96,14 +96,14 @@ def main(sizes: tuple[int, ...] = SIZES, seconds: float = 2.0, players: int = 2,
     for key, play in plays.items():
         if len(key) != 3:
             continue
-        n, obs, _ = key
+        n, obs, threads = key
         results.append(
             {
                 "benchmark": "vec",
                 "env": ENV,
                 "num_envs": n,
                 "observations": obs,
-                "parallel": play.env.parallel,
+                "num_threads": threads or numba.get_num_threads(),
                 "config": config,
                 "steps_per_s": round(play.steps_per_s, 1),
                 "connect_four_v3_steps_per_s": round(c4, 1),

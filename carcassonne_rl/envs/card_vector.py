@@ -25,12 +25,12 @@ the AEC env's game, action for action (the batched engine of
   after an illegal action, seat 0, as PettingZoo selects the first terminated agent), its
   final scores ``infos["final_info"]["scores"][i]``.
 
-``parallel=True`` shares the games of a step out over Numba's threads (``prange``,
-``NUMBA_NUM_THREADS``); the default steps them one after the other in the calling thread.
-The kernels release the GIL either way (several envs can step in Python threads). Each
-step waits for every thread: on cores that other work keeps busy, that wait can cost far
-more than it gains (``benchmarks/card_vector.py`` measures both); Numba's ``omp`` threading
-layer spins while it waits, ``NUMBA_THREADING_LAYER=workqueue`` does not.
+``num_threads``: the threads of the compiled step (default: Numba's, one per core, the games
+shared out by ``prange``); 1 steps the games one after the other in the calling thread,
+with no hand-off to other threads, which is best where the cores are busy with other work:
+each step waits for every thread, and on busy cores that wait can cost far more than it
+gains (``benchmarks/card_vector.py`` measures both; Numba's ``omp`` threading layer spins
+while it waits, ``NUMBA_THREADING_LAYER=workqueue`` does not). The kernels release the GIL.
 
 The observation arrays are the env's own buffers, overwritten by the next ``step`` (pass
 ``copy=True`` for fresh arrays each step).
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -72,6 +73,10 @@ def _step_game(i, games, hist, params, actions, observe, score_diff, mask, obs, 
     rewards[i, :] = 0.0
     illegal[i] = -1
     status[i] = 0
+    if a < 0:  # a waiting game (step_some): left as it is
+        term[i] = False
+        trunc[i] = False
+        return
     oi = i if obs.shape[0] > 1 else i - i  # (i - i: 0 of the index's type)
     if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
         rewards[i, actor] = -1.0
@@ -235,10 +240,10 @@ def _start_parallel(
 
 
 @njit(cache=True, nogil=True)
-def _first_out_of_range(actions, num_actions):
-    """The first game whose action is not in ``0..num_actions-1``, else -1."""
+def _first_out_of_range(actions, low, num_actions):
+    """The first game whose action is not in ``low..num_actions-1``, else -1."""
     for i in range(actions.shape[0]):
-        if actions[i] < 0 or actions[i] >= num_actions:
+        if actions[i] < low or actions[i] >= num_actions:
             return i
     return -1
 
@@ -275,7 +280,7 @@ class CardVectorEnv(VectorEnv):
         num_envs: int = 1,
         observations: bool = True,
         copy: bool = False,
-        parallel: bool = False,
+        num_threads: int | None = None,
         **env_kwargs: Any,
     ) -> None:
         if name not in CARD_VECTOR_ENVS:
@@ -284,6 +289,16 @@ class CardVectorEnv(VectorEnv):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs}")
+        if num_threads is not None and (
+            isinstance(num_threads, bool)
+            or not isinstance(num_threads, (int, np.integer))
+            or not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS
+        ):
+            raise ValueError(
+                f"num_threads must be an int from 1 to {numba.config.NUMBA_NUM_THREADS}, "
+                f"got {num_threads!r}"
+            )
+        self.num_threads = num_threads
         encoder = env_kwargs.get("encoder")
         if encoder is not None and type(encoder) is not CardEncoder:
             raise ValueError("the card vector env encodes CardEncoder's observation only")
@@ -318,9 +333,9 @@ class CardVectorEnv(VectorEnv):
         self._status = np.zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
         self._rngs: list[np.random.Generator] | None = None
-        self.parallel = bool(parallel)
-        self._step_all = _step_parallel if self.parallel else _step_serial
-        self._start_all = _start_parallel if self.parallel else _start_serial
+        serial = num_threads == 1 or numba.config.NUMBA_NUM_THREADS == 1
+        self._step_all = _step_serial if serial else _step_parallel
+        self._start_all = _start_serial if serial else _start_parallel
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
@@ -341,6 +356,11 @@ class CardVectorEnv(VectorEnv):
 
     def step(self, actions):
         """Step every game with its action index (see the module docstring)."""
+        return self.step_some(actions, waiting=False)
+
+    def step_some(self, actions, waiting: bool = True):
+        """:meth:`step`, where an action of -1 (``waiting``) leaves that game as it is (its
+        observation stays, its reward is 0): for callers that step only some games."""
         if self._rngs is None:
             raise RuntimeError("step() before reset()")
         actions = np.asarray(actions)
@@ -350,13 +370,13 @@ class CardVectorEnv(VectorEnv):
                 f"{actions.dtype} {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
-        bad = _first_out_of_range(actions, self.num_actions)
+        bad = _first_out_of_range(actions, -1 if waiting else 0, self.num_actions)
         if bad >= 0:
             raise ValueError(
                 f"action {int(actions[bad])} of game {bad} is out of the action space "
                 f"0..{self.num_actions - 1}"
             )
-        b = self.batch
+        b = self._threads()
         self._step_all(
             b.games, b.history, b.params, actions, self.observations, self._score_diff,
             self._mask, self._vectors, self._won, self._last_rel, self._rewards, self._term,
@@ -395,13 +415,19 @@ class CardVectorEnv(VectorEnv):
         """Deal games ``ids`` with the next seed of their generator and observe them."""
         rngs = self._rngs
         seeds = np.array([rngs[i].integers(0, 2**31 - 1) for i in ids], np.int64)  # GameEnv
-        b = self.batch
+        b = self._threads()
         b.seeds[ids] = seeds
         self._start_all(
             b.games, b.history, b.params, np.asarray(ids, np.int64), seeds, L.STANDARD_DECK,
             self.players, self.observations, self._mask, self._vectors, self._last_rel,
             self._seat,
         )  # fmt: skip
+
+    def _threads(self) -> CardBatch:
+        """Numba's thread count set for the next compiled call; returns the batch."""
+        if self.num_threads is not None and self.num_threads > 1:
+            numba.set_num_threads(self.num_threads)
+        return self.batch
 
     def _out(self) -> dict[str, np.ndarray]:
         if self.copy:
@@ -415,6 +441,16 @@ class CardVectorEnv(VectorEnv):
     def game_state(self, index: int = 0) -> State:
         """Game ``index`` as an engine :class:`State` (its deal replayed with its record)."""
         return self.batch.state(self._index(index))
+
+    @property
+    def seats(self) -> np.ndarray:
+        """The acting seat of each game's current observation (the env's own array)."""
+        return self._seat
+
+    @property
+    def observation_bytes(self) -> int:
+        """Bytes of one game's observation as a step returns it (mask included)."""
+        return int(sum(v[0].nbytes for v in self._obs.values()))
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action index per game (int64 ``[N]``; one compiled call)."""

@@ -11,13 +11,14 @@ from carcassonne_rl.envs import cardcassonne_v0
 from carcassonne_rl.envs.card_vector import CardVectorEnv
 
 # players, reward mode, a masked-out action every ~k steps (0: never), the vector env's options
+# ("wait": now and then a game waits, step_some's -1)
 CONFIGS = [
     (2, "win_loss", 0, {}),
-    (3, "score_diff", 0, {"parallel": True}),
-    (4, "win_loss", 90, {}),
+    (3, "score_diff", 0, {"num_threads": 1, "wait": True}),
+    (4, "win_loss", 90, {"num_threads": 1}),
     (5, "score_diff", 0, {"copy": True}),
-    (2, "score_diff", 120, {"parallel": True}),
-    (3, "win_loss", 0, {"observations": False}),
+    (2, "score_diff", 120, {"wait": True}),
+    (3, "win_loss", 0, {"observations": False, "num_threads": 1}),
 ]
 
 
@@ -42,6 +43,8 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
     """Step a vector env and ``num_envs`` AEC envs with the same random legal actions (and
     every ``illegal_every`` steps or so a masked-out one); returns the games finished."""
     kwargs = {"players": players, "reward_mode": reward_mode}
+    options = dict(options)
+    wait = options.pop("wait", False)
     vec = CardVectorEnv(num_envs=num_envs, **options, **kwargs)
     aecs = [cardcassonne_v0.env(**kwargs) for _ in range(num_envs)]
     obs, infos = vec.reset(seed=seed)
@@ -55,17 +58,26 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
     for t in range(steps):
         actions = np.zeros(num_envs, np.int64)
         for i in range(num_envs):
-            if illegal_every and rng.random() < 1 / illegal_every:
+            if wait and rng.random() < 0.2:
+                actions[i] = -1
+            elif illegal_every and rng.random() < 1 / illegal_every:
                 actions[i] = int(rng.choice(np.flatnonzero(obs["action_mask"][i] == 0)))
             else:
                 actions[i] = int(rng.choice(np.flatnonzero(obs["action_mask"][i])))
-        obs, rewards, term, trunc, infos = vec.step(actions)
+        if wait:
+            obs, rewards, term, trunc, infos = vec.step_some(actions)
+        else:
+            obs, rewards, term, trunc, infos = vec.step(actions)
         assert (obs["action_mask"] is last_obs["action_mask"]) != bool(options.get("copy"))
         last_obs = obs
         for i, env in enumerate(aecs):
             raw = env.unwrapped
-            env.step(int(actions[i]))
             where = f"step {t} game {i}"
+            if actions[i] < 0:  # this game waited: nothing changed
+                assert rewards[i].tolist() == [0.0] * players and not term[i] and not trunc[i]
+                _same_obs(obs, i, _aec_obs(env), where)
+                continue
+            env.step(int(actions[i]))
             expect = [raw.rewards[a] for a in raw.possible_agents]
             assert rewards[i].tolist() == expect, where
             assert term[i] == raw.terminations[raw.agent_selection], where
@@ -133,5 +145,9 @@ def test_bad_input_is_one_clear_error() -> None:
         vec.step(np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="out of the action space"):
         vec.step(np.array([0, 206]))
+    with pytest.raises(ValueError, match="out of the action space"):
+        vec.step(np.array([-1, 0]))  # waiting is step_some's
+    with pytest.raises(ValueError, match="num_threads"):
+        CardVectorEnv(num_envs=2, num_threads=0)
     with pytest.raises(ValueError, match="game index"):
         vec.render(2)
