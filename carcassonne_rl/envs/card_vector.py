@@ -20,17 +20,18 @@ the AEC env's game, action for action (the batched engine of
   wrapper does (-1 for its maker; terminated and truncated; ``infos["illegal_action"]``).
 - Auto-reset: ``SAME_STEP`` (``metadata["autoreset_mode"]``): a game that ends is dealt
   again inside that step, so every returned observation has a seat to move and a non-empty
-  mask. The last observation of the ended game is ``infos["final_obs"][i]`` (as the AEC
-  env's ``last()`` shows it: the seat after the one that moved last, with an all-zero mask;
-  after an illegal action, seat 0, as PettingZoo selects the first terminated agent), its
-  final scores ``infos["final_info"]["scores"][i]``.
+  mask. The last observation of the ended game is ``infos["final_obs"][i]`` (the position
+  seen by the seat after the one that moved last, or by seat 0 after an illegal move, as
+  the AEC env's ``last()`` shows it: an all-zero mask, except after an illegal move of seat
+  0), its final scores ``infos["final_info"]["scores"][i]``.
 
-``num_threads``: the threads of the compiled step (default: Numba's, one per core, the games
-shared out by ``prange``); 1 steps the games one after the other in the calling thread,
-with no hand-off to other threads, which is best where the cores are busy with other work:
-each step waits for every thread, and on busy cores that wait can cost far more than it
-gains (``benchmarks/card_vector.py`` measures both; Numba's ``omp`` threading layer spins
-while it waits, ``NUMBA_THREADING_LAYER=workqueue`` does not). The kernels release the GIL.
+``num_threads``: the threads of the compiled step (default: Numba's, one per core, the
+games shared out by ``prange`` from ``PARALLEL_MIN`` games on); 1 steps the games one after
+the other in the calling thread, with no hand-off, which is best where the cores are busy
+with other work: each step waits for every thread, and on busy cores that wait can cost far
+more than it gains (``benchmarks/card_vector.py`` measures both; Numba's ``omp`` threading
+layer spins while it waits, ``NUMBA_THREADING_LAYER=workqueue`` does not). The kernels
+release the GIL.
 
 The observation arrays are the env's own buffers, overwritten by the next ``step`` (pass
 ``copy=True`` for fresh arrays each step).
@@ -60,6 +61,9 @@ __all__ = ["CARD_VECTOR_ENVS", "CardVectorEnv"]
 
 CARD_VECTOR_ENVS = ("cardcassonne_v0",)
 SCORE_SCALE = 100.0  # game_env.SCORE_SCALE
+#: fewer games than this are stepped in the calling thread whatever ``num_threads`` says (a
+#: step of so few is shorter than handing it out to the threads)
+PARALLEL_MIN = 64
 
 
 @njit(cache=True, nogil=True)
@@ -333,9 +337,11 @@ class CardVectorEnv(VectorEnv):
         self._status = np.zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
         self._rngs: list[np.random.Generator] | None = None
-        serial = num_threads == 1 or numba.config.NUMBA_NUM_THREADS == 1
-        self._step_all = _step_serial if serial else _step_parallel
-        self._start_all = _start_serial if serial else _start_parallel
+        #: whether a step is shared out over Numba's threads (else: the calling thread alone)
+        self.parallel = not (num_threads == 1 or numba.config.NUMBA_NUM_THREADS == 1
+                             or n < PARALLEL_MIN)  # fmt: skip
+        self._step_all = _step_parallel if self.parallel else _step_serial
+        self._start_all = _start_parallel if self.parallel else _start_serial
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):

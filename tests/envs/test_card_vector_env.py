@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
 from carcassonne_rl.envs import cardcassonne_v0
-from carcassonne_rl.envs.card_vector import CardVectorEnv
+from carcassonne_rl.envs.card_vector import PARALLEL_MIN, CardVectorEnv
 
 # players, reward mode, a masked-out action every ~k steps (0: never), the vector env's options
 # ("wait": now and then a game waits, step_some's -1)
@@ -19,6 +20,7 @@ CONFIGS = [
     (5, "score_diff", 0, {"copy": True}),
     (2, "score_diff", 120, {"wait": True}),
     (3, "win_loss", 0, {"observations": False, "num_threads": 1}),
+    (2, "score_diff", 150, {"num_envs": 64, "wait": True}),  # enough to share out (prange)
 ]
 
 
@@ -46,6 +48,8 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
     options = dict(options)
     wait = options.pop("wait", False)
     vec = CardVectorEnv(num_envs=num_envs, **options, **kwargs)
+    one = options.get("num_threads") == 1 or numba.config.NUMBA_NUM_THREADS == 1
+    assert vec.parallel == (num_envs >= PARALLEL_MIN and not one)
     aecs = [cardcassonne_v0.env(**kwargs) for _ in range(num_envs)]
     obs, infos = vec.reset(seed=seed)
     for i, env in enumerate(aecs):
@@ -105,8 +109,10 @@ def lockstep(players: int, reward_mode: str, num_envs: int, steps: int, seed: in
 @pytest.mark.parametrize(("players", "reward_mode", "illegal_every", "options"), CONFIGS)
 def test_card_vector_env_plays_the_aec_game(players, reward_mode, illegal_every, options) -> None:
     seed = 7 * players + len(options)
-    finished = lockstep(players, reward_mode, 4, 330, seed, illegal_every, **options)
-    assert finished >= 4  # every game ended and was dealt again at least once
+    options = dict(options)
+    num_envs = options.pop("num_envs", 4)
+    finished = lockstep(players, reward_mode, num_envs, 330, seed, illegal_every, **options)
+    assert finished >= num_envs  # as many games ended (and were dealt again) as there are
 
 
 def test_spaces_render_and_one_game() -> None:
