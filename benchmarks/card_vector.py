@@ -4,14 +4,15 @@
     python benchmarks/card_vector.py [--players 2] [--sizes 1,16,256,1024] [--seconds 2]
 
 For each number of games ``N`` and with and without observations (``observations=False``:
-masks only), a :class:`~carcassonne_rl.envs.card_vector.CardVectorEnv`  (with Numba's
-threads, and with ``num_threads=1``: the calling thread alone) is stepped with a
-uniformly random legal action per game (``random_actions``, one compiled call) and its
-steps/s counted as games stepped per second (``N`` per ``step``). In the same run, in turns
-of a quarter second (a change of the machine's load touches all alike), the AEC
-``cardcassonne_v0`` and ``connect_four_v3`` are played as ``bench env`` plays them (``last()``,
-a random legal action from the mask, ``step``). One JSON line per result: ``{"benchmark":
-"vec", "env": "cardcassonne_v0", "num_envs", "observations", "num_threads", "steps_per_s",
+masks only), a :class:`~carcassonne_rl.envs.card_vector.CardVectorEnv` (with Numba's
+threads and, where it shares the games out over them, also with ``num_threads=1``: the
+calling thread alone) is stepped with a uniformly random legal action per game
+(``random_actions``, one compiled call) and its steps/s counted as games stepped per second
+(``N`` per ``step``). In the same run, in turns of a quarter second (a change of the
+machine's load touches all alike), the AEC ``cardcassonne_v0`` and ``connect_four_v3`` are
+played as ``bench env`` plays them (``last()``, a random legal action from the mask,
+``step``). One JSON line per result: ``{"benchmark": "vec", "env": "cardcassonne_v0",
+"num_envs", "observations", "num_threads", "parallel", "steps_per_s",
 "connect_four_v3_steps_per_s", "ratio", "aec_steps_per_s", "ratio_vs_aec",
 "observation_bytes_per_step", ...}``, then one line for the AEC env (``"num_envs": "aec"``).
 """
@@ -83,7 +84,7 @@ def main(sizes: tuple[int, ...] = SIZES, seconds: float = 2.0, players: int = 2,
     for n in sizes:
         for obs in (True, False):
             plays[(n, obs, None)] = VecPlay(n, obs, players, None)
-            if numba.get_num_threads() > 1:  # and the same games in the calling thread alone
+            if plays[(n, obs, None)].env.parallel:  # and the same games in the calling thread
                 plays[(n, obs, 1)] = VecPlay(n, obs, players, 1)
     rounds = max(1, round(seconds / slice_s))
     for _ in range(rounds):
@@ -104,6 +105,7 @@ def main(sizes: tuple[int, ...] = SIZES, seconds: float = 2.0, players: int = 2,
                 "num_envs": n,
                 "observations": obs,
                 "num_threads": threads or numba.get_num_threads(),
+                "parallel": play.env.parallel,
                 "config": config,
                 "steps_per_s": round(play.steps_per_s, 1),
                 "connect_four_v3_steps_per_s": round(c4, 1),
