@@ -5,7 +5,8 @@
 **env_kwargs)`` is a ``gymnasium.vector.VectorEnv`` over ``N`` games of ``cardcassonne_v0``
 (``env_kwargs``: those of the AEC env: players, reward_mode, render_mode, render_view). It is
 the AEC env's game, action for action (the batched engine of
-``games/cardcassonne/batch.py``, the observation kernel of ``encoders/card/batch.py``):
+``games/cardcassonne/batch.py``, the observation kernel of ``encoders/card/batch.py``, the
+step of :mod:`.card_vector_kernels`):
 
 - ``reset(seed=s)`` deals game ``i`` as the AEC env's ``reset(seed=s + i)`` (a list of
   seeds: one per game); later deals of game ``i`` follow as that AEC env's next
@@ -46,231 +47,20 @@ import numpy as np
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numba import njit, prange
 
-from carcassonne_rl.encoders.card.batch import write_obs
 from carcassonne_rl.encoders.card.encoder import CARD_OBS_SIZE, CardEncoder
+from carcassonne_rl.envs import card_vector_kernels as VK
 from carcassonne_rl.envs.cardcassonne_v0 import raw_env
 from carcassonne_rl.games.cardcassonne import NUM_ACTIONS, GameConfig, State
-from carcassonne_rl.games.cardcassonne import batch_kernels as K
 from carcassonne_rl.games.cardcassonne import batch_layout as L
 from carcassonne_rl.games.cardcassonne.batch import CardBatch
-from carcassonne_rl.games.cardcassonne.table import OVER
 
 __all__ = ["CARD_VECTOR_ENVS", "CardVectorEnv"]
 
 CARD_VECTOR_ENVS = ("cardcassonne_v0",)
-SCORE_SCALE = 100.0  # game_env.SCORE_SCALE
 #: fewer games than this are stepped in the calling thread whatever ``num_threads`` says (a
 #: step of so few is shorter than handing it out to the threads)
 PARALLEL_MIN = 64
-
-
-@njit(cache=True, nogil=True)
-def _step_game(i, games, hist, params, actions, observe, score_diff, mask, obs, won, last_rel,
-               rewards, term, trunc, illegal, seat, status):  # fmt: skip
-    """Step game ``i`` with action ``actions[i]`` (in range), as the wrapped AEC env does."""
-    g = games[i]
-    n = g[L.F_N]
-    actor = g[L.F_CURRENT]
-    a = actions[i]
-    rewards[i, :] = 0.0
-    illegal[i] = -1
-    status[i] = 0
-    if a < 0:  # a waiting game (step_some): left as it is
-        term[i] = False
-        trunc[i] = False
-        return
-    oi = i if obs.shape[0] > 1 else i - i  # (i - i: 0 of the index's type)
-    if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
-        rewards[i, actor] = -1.0
-        term[i] = True
-        trunc[i] = True
-        illegal[i] = a
-        seat[i] = 0  # PettingZoo's _deads_step_first: the first agent
-        if actor != 0:
-            mask[i, :] = 0
-        if observe:
-            write_obs(g, 0, params, obs[oi])
-        return
-    status[i] = K.play_code(g, hist[i], params, a)
-    if score_diff:
-        total = 0.0
-        for q in range(n):
-            total += float(g[L.O_SCORES + q])
-        for q in range(n):
-            s = float(g[L.O_SCORES + q])
-            rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
-            rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
-            last_rel[i, q] = rel
-    over = g[L.F_PHASE] == OVER
-    term[i] = over
-    trunc[i] = False
-    if over:
-        L.winners_mask(g, params, won[i])
-        nwin = 0
-        for q in range(n):
-            nwin += won[i, q]
-        for q in range(n):
-            if won[i, q] == 0:
-                rewards[i, q] += -1.0
-            elif nwin == 1:
-                rewards[i, q] += 1.0
-        nxt = (actor + 1) % n
-    else:
-        nxt = g[L.F_CURRENT]
-    seat[i] = nxt
-    K.write_mask(g, mask[i])
-    if observe:
-        write_obs(g, nxt, params, obs[oi])
-
-
-@njit(cache=True, nogil=True)
-def _start_game(j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel,
-                seat):  # fmt: skip
-    """Deal game ``ids[j]`` anew (shuffled by ``seeds[j]``) and observe it."""
-    i = ids[j]
-    g = games[i]
-    K.deal_game(g, hist[i], seeds[j], deck, players, params)
-    last_rel[i, :] = 0.0
-    seat[i] = g[L.F_CURRENT]
-    K.write_mask(g, mask[i])
-    if observe:
-        write_obs(g, seat[i], params, obs[i if obs.shape[0] > 1 else i - i])
-
-
-@njit(cache=True, nogil=True)
-def _step_serial(
-    games,
-    hist,
-    params,
-    actions,
-    observe,
-    score_diff,
-    mask,
-    obs,
-    won,
-    last_rel,
-    rewards,
-    term,
-    trunc,
-    illegal,
-    seat,
-    status,
-):
-    """``_step_game`` for every game, one after the other (no thread hand-off)."""
-    for i in range(games.shape[0]):
-        _step_game(
-            i,
-            games,
-            hist,
-            params,
-            actions,
-            observe,
-            score_diff,
-            mask,
-            obs,
-            won,
-            last_rel,
-            rewards,
-            term,
-            trunc,
-            illegal,
-            seat,
-            status,
-        )
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _step_parallel(
-    games,
-    hist,
-    params,
-    actions,
-    observe,
-    score_diff,
-    mask,
-    obs,
-    won,
-    last_rel,
-    rewards,
-    term,
-    trunc,
-    illegal,
-    seat,
-    status,
-):
-    """``_step_game`` for every game, shared out over Numba's threads (``prange``)."""
-    for i in prange(games.shape[0]):
-        _step_game(
-            i,
-            games,
-            hist,
-            params,
-            actions,
-            observe,
-            score_diff,
-            mask,
-            obs,
-            won,
-            last_rel,
-            rewards,
-            term,
-            trunc,
-            illegal,
-            seat,
-            status,
-        )
-
-
-@njit(cache=True, nogil=True)
-def _start_serial(
-    games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
-):
-    for j in range(ids.shape[0]):
-        _start_game(
-            j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
-        )
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _start_parallel(
-    games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
-):
-    for j in prange(ids.shape[0]):
-        _start_game(
-            j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
-        )
-
-
-@njit(cache=True, nogil=True)
-def _first_out_of_range(actions, low, num_actions):
-    """The first game whose action is not in ``low..num_actions-1``, else -1."""
-    for i in range(actions.shape[0]):
-        if actions[i] < low or actions[i] >= num_actions:
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def random_legal(mask, u, out):
-    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
-    uniformly random legal action for uniform ``u``; -1 where none is legal)."""
-    for i in range(mask.shape[0]):
-        row = mask[i]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a] != 0
-        out[i] = -1
-        if count == 0:
-            continue
-        k = min(int(u[i] * count), count - 1)
-        for a in range(row.shape[0]):
-            if row[a] != 0:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
 
 
 class CardVectorEnv(VectorEnv):
@@ -340,8 +130,8 @@ class CardVectorEnv(VectorEnv):
         #: whether a step is shared out over Numba's threads (else: the calling thread alone)
         self.parallel = not (num_threads == 1 or numba.config.NUMBA_NUM_THREADS == 1
                              or n < PARALLEL_MIN)  # fmt: skip
-        self._step_all = _step_parallel if self.parallel else _step_serial
-        self._start_all = _start_parallel if self.parallel else _start_serial
+        self._step_all = VK.step_parallel if self.parallel else VK.step_serial
+        self._start_all = VK.start_parallel if self.parallel else VK.start_serial
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
@@ -376,7 +166,7 @@ class CardVectorEnv(VectorEnv):
                 f"{actions.dtype} {actions.shape}"
             )
         actions = actions.astype(np.int64, copy=False)
-        bad = _first_out_of_range(actions, -1 if waiting else 0, self.num_actions)
+        bad = VK.first_out_of_range(actions, -1 if waiting else 0, self.num_actions)
         if bad >= 0:
             raise ValueError(
                 f"action {int(actions[bad])} of game {bad} is out of the action space "
@@ -462,7 +252,7 @@ class CardVectorEnv(VectorEnv):
         """A uniformly random legal action index per game (int64 ``[N]``; one compiled call)."""
         rng = rng if rng is not None else np.random.default_rng()
         out = np.empty(self.num_envs, np.int64)
-        random_legal(self._mask, rng.random(self.num_envs), out)
+        VK.random_legal(self._mask, rng.random(self.num_envs), out)
         return out
 
     def action_masks(self) -> np.ndarray:

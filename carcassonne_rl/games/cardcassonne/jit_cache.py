@@ -19,6 +19,7 @@ SOURCES = (
     "games/cardcassonne/batch_kernels.py",
     "games/cardcassonne/batch.py",
     "encoders/card/batch.py",
+    "envs/card_vector_kernels.py",
     "envs/card_vector.py",
 )
 _STAMP = "cardcassonne_kernels.sha256"
