@@ -229,6 +229,13 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def cpu_ms(ms: float | None) -> str:
+    """CPU ms per decision as shown: 2 decimals under 1 ms, else 1; blank if not recorded."""
+    if ms is None:
+        return ""
+    return f"{ms:.2f}" if ms < 1 else f"{ms:.1f}"
+
+
 def what_it_is(resolved: dict[str, Any]) -> str:
     """A resolved agent's one line (as ``carcassonne-rl agents`` prints it): the catalog's
     for a pinned name, else its family's."""
@@ -298,7 +305,7 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
         pinned = resolved.get(r["agent"], {}).get("pinned") or ""
         rows.append(
             f"| {r['rank']} | {r['agent']} | {pinned} | {rating} | {r['games']} "
-            f"| {_pct(r['win_rate'])} | {'' if ms is None else f'{ms:.1f}'} |"
+            f"| {_pct(r['win_rate'])} | {cpu_ms(ms)} |"
         )
     fair = f" (fair share {_pct(board['fair_share'])})" if players > 2 else ""
     against = "one other agent" if players == 2 else f"{players - 1} copies of another agent"
@@ -415,7 +422,7 @@ def plot(board: dict[str, Any], title: str, path: Any) -> None:
         if r["record"]:
             note += f", {r['record']}"
         if ms is not None:
-            note += f"; {ms:.1f} CPU ms"
+            note += f"; {cpu_ms(ms)} CPU ms"
         ax.text(1.02, i, note, va="center", fontsize=8, transform=labels_at)
     ax.set_yticks(range(len(rows)), names)
     ax.set_xlim(x_min, x_max)

@@ -81,8 +81,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--deals", type=positive(int), default=10,
                    help="deals every pair of agents plays, each from every seat (default: 10); "
-                   "the games cost deals x pairs x seats, most of it in the searching agents' "
-                   "(the search agents and mcts), so a quick table leaves them out")  # fmt: skip
+                   "the games cost deals x pairs x seats, most of it in the searching agents "
+                   "(the *-search-v* ones and mcts), so a quick table leaves them out")  # fmt: skip
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="seed of the deals: the same seed plays the same games (default: a "
                    "fresh 128-bit seed, written to the report and printed)")  # fmt: skip

@@ -17,6 +17,7 @@ from carcassonne_rl.agents.registry import WHAT
 from carcassonne_rl.agents.spec import split_specs
 from carcassonne_rl.arena.game_log import LOG_FILE
 from carcassonne_rl.arena.leaderboard import (
+    cpu_ms,
     fit,
     leaderboard_jobs,
     markdown,
@@ -222,7 +223,8 @@ def test_pinned_names_and_baselines_say_what_they_are() -> None:
     sha = resolved["card-net-v1"]["files"][0]["sha256"][:12]
     assert f"| card-net-v1 | card-net-v1 | {PINNED['card-net-v1'].what} | " in text
     assert f"cardcassonne_2p.npz ({sha})" in text
-    assert "| 1 | card-net-v1 | card-net-v1 | +" in text and "| 0.5 |" in text
+    assert "| 1 | card-net-v1 | card-net-v1 | +" in text and "| 0.50 |" in text
+    assert [cpu_ms(x) for x in (None, 0.014, 12.34)] == ["", "0.01", "12.3"]
 
 
 def test_the_default_agents_are_pinned_names_and_baselines() -> None:
