@@ -24,6 +24,16 @@ replacement, each bringing all its games in every lineup, generator seeded
 :data:`BOOTSTRAP_SEED`): the games of one deal are correlated (same luck, the copies of an
 agent at one table), so the deal, not the game, is the unit. The anchor's interval is [0, 0];
 the others' are relative to it.
+
+Timing. Each agent's time per decision is reported as CPU milliseconds (the playing process's
+CPU time around each ``act``), which a loaded machine inflates far less than wall-clock time
+(kept in ``leaderboard.json`` as ``ms_per_decision``); both depend on the machine.
+
+Agents. ``leaderboard.json`` records what each spec resolved to
+(:func:`carcassonne_rl.agents.registry.resolution`: its pinned name, model files with sha256,
+package version); ``leaderboard.md`` names each agent's pinned name and what it is (the
+catalog's line for a pinned name, the family's for a baseline: what ``carcassonne-rl agents``
+prints).
 """
 
 from __future__ import annotations
@@ -156,7 +166,8 @@ def fit(
     samples: int = BOOTSTRAP_SAMPLES,
 ) -> dict[str, Any]:
     """The leaderboard's numbers: per agent its rating, interval, games, win rate (mean win
-    share per game, with its 95% interval over deals), decisions and ms per decision, rank
+    share per game, with its 95% interval over deals), decisions, wall-clock and CPU ms per
+    decision, rank
     (best rating first); the anchor; the pairwise table; the per-pair results."""
     labels = list(specs)
     table = pairwise(results, labels)
@@ -188,6 +199,7 @@ def fit(
                     r.decisions[i] for r in results for i, w in enumerate(r.seats) if w == label
                 ),
                 "ms_per_decision": s["ms_per_decision"],
+                "cpu_ms_per_decision": s["cpu_ms_per_decision"],
             }
         )
     rows.sort(key=lambda r: -r["rating"])
@@ -217,9 +229,58 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def cpu_ms(ms: float | None) -> str:
+    """CPU ms per decision as shown: 2 decimals under 1 ms, else 1; blank if not recorded."""
+    if ms is None:
+        return ""
+    return f"{ms:.2f}" if ms < 1 else f"{ms:.1f}"
+
+
+def what_it_is(resolved: dict[str, Any]) -> str:
+    """A resolved agent's one line (as ``carcassonne-rl agents`` prints it): the catalog's
+    for a pinned name, else its family's."""
+    from carcassonne_rl.agents.catalog import PINNED
+    from carcassonne_rl.agents.registry import WHAT
+    from carcassonne_rl.agents.spec import is_named, parse
+
+    if "error" in resolved:
+        return f"not resolved: {resolved['error']}"
+    if resolved.get("pinned") in PINNED:
+        return PINNED[resolved["pinned"]].what
+    named = str(resolved.get("named") or resolved["spec"]).strip()
+    family = parse(named).family if is_named(named) else named.split(":")[0].lower()
+    return WHAT.get(family, "")
+
+
+def resolved_agents(specs: Sequence[str], game: str) -> dict[str, dict[str, Any]]:
+    """Per spec, what it resolved to (:func:`carcassonne_rl.agents.registry.resolution`:
+    named form, pinned name, model files with sha256, package version) plus ``what``
+    (:func:`what_it_is`); a spec that does not resolve here gets its ``error``."""
+    from carcassonne_rl.agents.registry import resolution
+
+    out: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        try:
+            res = dict(resolution(spec, game))
+        except (ValueError, OSError) as err:
+            res = {"spec": spec, "error": str(err)}
+        res["what"] = what_it_is(res)
+        out[spec] = res
+    return out
+
+
+def _versions(board: dict[str, Any]) -> str:
+    found = {str(r["version"]) for r in board.get("resolved", {}).values() if "version" in r}
+    return ", ".join(sorted(found)) or "unknown"
+
+
 def markdown(board: dict[str, Any], title: str, command: str) -> str:
-    """``leaderboard.md``: a title, the command that regenerates it, the table, a legend."""
+    """``leaderboard.md``: a title, the command that regenerates it, the table (with each
+    agent's pinned name and CPU ms per decision), the package version, a legend, the
+    agents' table (what each is, its model files) and the score cross table. Nothing in it
+    depends on the clock except the CPU ms column."""
     players = board["players"]
+    resolved = board.get("resolved", {})
     rows = [
         f"# {title}",
         "",
@@ -229,8 +290,9 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
         command,
         "```",
         "",
-        "| rank | agent | rating [95% interval] | games | win rate | ms per decision |",
-        "|---:|---|---|---:|---:|---:|",
+        "| rank | agent | pinned name | rating [95% interval] | games | win rate "
+        "| CPU ms per decision |",
+        "|---:|---|---|---|---:|---:|---:|",
     ]
     for r in board["ratings"]:
         ci = r["rating_ci95"]
@@ -239,29 +301,53 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
             rating += f" [{_bound(ci[0], 'lo')}, {_bound(ci[1], 'hi')}]"
         if r["record"]:
             rating += f" ({r['record']})"
-        ms = r["ms_per_decision"]
+        ms = r.get("cpu_ms_per_decision")
+        pinned = resolved.get(r["agent"], {}).get("pinned") or ""
         rows.append(
-            f"| {r['rank']} | {r['agent']} | {rating} | {r['games']} | {_pct(r['win_rate'])} "
-            f"| {'' if ms is None else f'{ms:.1f}'} |"
+            f"| {r['rank']} | {r['agent']} | {pinned} | {rating} | {r['games']} "
+            f"| {_pct(r['win_rate'])} | {cpu_ms(ms)} |"
         )
     fair = f" (fair share {_pct(board['fair_share'])})" if players > 2 else ""
     against = "one other agent" if players == 2 else f"{players - 1} copies of another agent"
     rows += [
         "",
+        f"carcassonne-rl {_versions(board)}. "
         f"{count(board['deals'], 'deal')}, {count(board['games'], 'game')} at {players} "
         f"players: every agent "
         f"against {against}, each deal played from every seat. Rating: Bradley-Terry on the "
         f"Elo scale over pairwise results (higher score wins, equal scores draw), "
         f"`{board['anchor']}` fixed at 0; interval: 95% bootstrap over deals "
         f"({board['bootstrap_samples']} samples). Win rate: mean win share per game{fair}. "
-        "ms per decision: measured in this run. An agent that won (lost) every comparison has "
-        "no finite maximum-likelihood rating: its value comes from the fit's prior and its "
-        "interval is open on that side.",
+        "CPU ms per decision: the playing process's CPU time per decision in this run (it "
+        "depends on the machine, the rest of the table only on the games). An agent that won "
+        "(lost) every comparison has no finite maximum-likelihood rating: its value comes "
+        "from the fit's prior and its interval is open on that side.",
         *_separation_note(board),
+        "",
+        *agents_table(board),
         "",
         *score_table(board),
     ]
     return "\n".join(rows) + "\n"
+
+
+def agents_table(board: dict[str, Any]) -> list[str]:
+    """Each agent (best first) with its pinned name, what it is and its model files."""
+    resolved = board.get("resolved", {})
+    if not resolved:
+        return []
+    lines = [
+        "What each agent is (model files: sha256 to 12 digits, in full in leaderboard.json):",
+        "",
+        "| agent | pinned name | what it is | model files (sha256) |",
+        "|---|---|---|---|",
+    ]
+    for r in board["ratings"]:
+        res = resolved.get(r["agent"], {})
+        files = ", ".join(f"{f['file']} ({f['sha256'][:12]})" for f in res.get("files", []))
+        what = res.get("what", "").replace("|", "/")
+        lines.append(f"| {r['agent']} | {res.get('pinned') or ''} | {what} | {files} |")
+    return lines
 
 
 def _separation_note(board: dict[str, Any]) -> list[str]:
@@ -331,12 +417,12 @@ def plot(board: dict[str, Any], title: str, path: Any) -> None:
                         arrowprops={"arrowstyle": "->", "color": "#4C72B0"})  # fmt: skip
         color = "#C44E52" if r["agent"] == anchor else "#4C72B0"
         ax.plot([x[i]], [i], "o", color=color, ms=7, zorder=3)
-        ms = r["ms_per_decision"]
+        ms = r.get("cpu_ms_per_decision")
         note = f"{x[i]:+.0f}" if r["agent"] != anchor else "0, the anchor"
         if r["record"]:
             note += f", {r['record']}"
         if ms is not None:
-            note += f"; {ms:.1f} ms"
+            note += f"; {cpu_ms(ms)} CPU ms"
         ax.text(1.02, i, note, va="center", fontsize=8, transform=labels_at)
     ax.set_yticks(range(len(rows)), names)
     ax.set_xlim(x_min, x_max)
@@ -347,7 +433,7 @@ def plot(board: dict[str, Any], title: str, path: Any) -> None:
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(
         f"Elo (Bradley-Terry, {anchor} = 0); bars: 95% bootstrap interval over deals; "
-        "right: rating, ms per decision",
+        "right: rating, CPU ms per decision",
         fontsize=9,
     )
     longest = max(len(r["agent"]) for r in rows)

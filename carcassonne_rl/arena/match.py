@@ -43,7 +43,9 @@ class Setup:
 
 @dataclass
 class GameResult:
-    """One finished game: who sat where, the scores, the winners and the decision times."""
+    """One finished game: who sat where, the scores, the winners and the decision times
+    (``seconds``: wall-clock, which a loaded machine inflates; ``cpu_seconds``: this process's
+    CPU time, empty in a log written before it was recorded)."""
 
     deal: int
     rotation: int
@@ -52,8 +54,9 @@ class GameResult:
     scores: list[int]
     winners: list[int]
     decisions: list[int] = field(default_factory=list)  # per seat
-    seconds: list[float] = field(default_factory=list)  # thinking time per seat
+    seconds: list[float] = field(default_factory=list)  # thinking time per seat (wall-clock)
     record: str | None = None  # the engine's JSON record (with ``Job.save_record``)
+    cpu_seconds: list[float] = field(default_factory=list)  # thinking CPU time per seat
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -98,7 +101,9 @@ def warm_up(spec: str, setup: Setup, decisions: int = WARM_UP_DECISIONS) -> None
 def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> GameResult:
     """Play one game; raises if an agent returns an illegal action. ``warm``: each agent
     spec is warmed up first (:func:`warm_up`, once per process), so that the decision
-    times exclude compiling."""
+    times exclude compiling. Each decision is timed twice: wall-clock (``perf_counter``) and
+    the process's CPU time (``process_time``; the agents keep BLAS and torch to one thread, so
+    this is the decision's own computation, not other processes' load)."""
     if warm:
         for spec in dict.fromkeys(job.specs):
             warm_up(spec, job.setup)
@@ -110,13 +115,15 @@ def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> Game
     ]
     decisions = [0] * n
     seconds = [0.0] * n
+    cpu_seconds = [0.0] * n
     for _ in range(max_decisions):
         if state.is_over:
             break
         p = state.current_player
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         code = agents[p].act(state, p)
         seconds[p] += time.perf_counter() - t0
+        cpu_seconds[p] += time.process_time() - c0
         decisions[p] += 1
         state.apply_code(int(code))  # the engine rejects an illegal code
     else:  # pragma: no cover - engines always end
@@ -130,6 +137,7 @@ def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> Game
         winners=[int(w) for w in state.winners()],
         decisions=decisions,
         seconds=seconds,
+        cpu_seconds=cpu_seconds,
         record=state.to_json() if job.save_record else None,
     )
 

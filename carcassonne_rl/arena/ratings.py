@@ -46,14 +46,15 @@ def mean_ci(samples: Sequence[float]) -> tuple[float, float, float]:
 
 
 def entry_stats(results: Sequence[GameResult], labels: Sequence[str]) -> dict[str, dict]:
-    """Per entry: games, win rate + CI, mean margin + CI, per-seat win rate, time/decision."""
+    """Per entry: games, win rate + CI, mean margin + CI, per-seat win rate, wall-clock and
+    CPU ms per decision (the CPU one over the games that recorded it, else None)."""
     out = {}
     for label in labels:
         by_deal: dict[tuple[int, int], list[float]] = defaultdict(list)
         margins_by_deal: dict[tuple[int, int], list[float]] = defaultdict(list)
         seat_games: dict[int, list[float]] = defaultdict(list)
-        secs = 0.0
-        decisions = 0
+        secs = cpu = 0.0
+        decisions = cpu_decisions = 0
         for res in results:
             for seat, who in enumerate(res.seats):
                 if who != label:
@@ -65,6 +66,9 @@ def entry_stats(results: Sequence[GameResult], labels: Sequence[str]) -> dict[st
                 if res.seconds:
                     secs += res.seconds[seat]
                     decisions += res.decisions[seat]
+                if res.cpu_seconds:
+                    cpu += res.cpu_seconds[seat]
+                    cpu_decisions += res.decisions[seat]
         games = sum(len(v) for v in by_deal.values())
         wr, lo, hi = mean_ci([sum(v) / len(v) for v in by_deal.values()])
         mm, mlo, mhi = mean_ci([sum(v) / len(v) for v in margins_by_deal.values()])
@@ -76,6 +80,7 @@ def entry_stats(results: Sequence[GameResult], labels: Sequence[str]) -> dict[st
             "mean_margin_ci95": [mlo, mhi],
             "seat_win_rate": {str(s): sum(v) / len(v) for s, v in sorted(seat_games.items())},
             "ms_per_decision": 1000.0 * secs / decisions if decisions else None,
+            "cpu_ms_per_decision": 1000.0 * cpu / cpu_decisions if cpu_decisions else None,
         }
     return out
 
@@ -96,6 +101,7 @@ def versus_stats(results: Sequence[GameResult], lineup: int, agent: str, opponen
         "fair_share": 1.0 / players if players else math.nan,
         "opponent_win_rate_per_seat": theirs["win_rate"],
         "opponent_ms_per_decision": theirs["ms_per_decision"],
+        "opponent_cpu_ms_per_decision": theirs["cpu_ms_per_decision"],
     }
 
 

@@ -98,22 +98,27 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _ms(stats: dict) -> str:
+    """The ms per decision cells: wall-clock, then CPU (blank where not recorded)."""
+    ms, cpu = stats["ms_per_decision"], stats.get("cpu_ms_per_decision")
+    return " | ".join("" if x is None else f"{x:.1f}" for x in (ms, cpu))
+
+
 def versus_table(summary: dict) -> str:
     """A versus match: one row per (agent, opponent) lineup."""
     lines = [
         "| agent | against | players | games | win rate [95% CI] | fair share | mean margin "
-        "| win rate by seat | opponent win rate per seat | ms/decision |",
-        "|---|---|---:|---:|---|---:|---:|---|---:|---:|",
+        "| win rate by seat | opponent win rate per seat | ms/decision | CPU ms/decision |",
+        "|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|",
     ]
     for row in summary["versus"]:
         lo, hi = row["win_rate_ci95"]
         seats = " / ".join(_pct(v) for v in row["seat_win_rate"].values())
-        ms = row["ms_per_decision"]
         lines.append(
             f"| {row['agent']} | {row['players'] - 1} x {row['opponent']} | {row['players']} "
             f"| {row['games']} | {_pct(row['win_rate'])} [{_pct(lo)}, {_pct(hi)}] "
             f"| {_pct(row['fair_share'])} | {row['mean_margin']:+.1f} | {seats} "
-            f"| {_pct(row['opponent_win_rate_per_seat'])} | {'' if ms is None else f'{ms:.1f}'} |"
+            f"| {_pct(row['opponent_win_rate_per_seat'])} | {_ms(row)} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -137,7 +142,7 @@ def entries_table(summary: dict) -> str:
     rows = sorted(summary["entries"].items(), key=lambda kv: -kv[1]["elo"])
     head = (
         "| agent | games | win rate [95% CI] | mean margin | win rate by seat | Elo [95% CI] "
-        "| ms/decision |\n|---|---|---|---|---|---|---|\n"
+        "| ms/decision | CPU ms/decision |\n|---|---|---|---|---|---|---|---|\n"
     )
     lines = []
     for label, s in rows:
@@ -146,11 +151,9 @@ def entries_table(summary: dict) -> str:
         elo = f"{s['elo']:.0f}"
         if s.get("elo_ci95"):
             elo += f" [{s['elo_ci95'][0]:.0f}, {s['elo_ci95'][1]:.0f}]"
-        ms = s["ms_per_decision"]
         lines.append(
             f"| {label} | {s['games']} | {_pct(s['win_rate'])} [{_pct(lo)}, {_pct(hi)}] "
-            f"| {s['mean_margin']:+.1f} | {seats} | {elo} | "
-            f"{'' if ms is None else f'{ms:.1f}'} |"
+            f"| {s['mean_margin']:+.1f} | {seats} | {elo} | {_ms(s)} |"
         )
     return head + "\n".join(lines) + "\n"
 

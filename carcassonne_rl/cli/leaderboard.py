@@ -22,7 +22,13 @@ from datetime import datetime
 from pathlib import Path
 
 from carcassonne_rl.arena.game_log import GameLog, GameLogError
-from carcassonne_rl.arena.leaderboard import BOOTSTRAP_SAMPLES, count, fit, leaderboard_jobs
+from carcassonne_rl.arena.leaderboard import (
+    BOOTSTRAP_SAMPLES,
+    count,
+    fit,
+    leaderboard_jobs,
+    resolved_agents,
+)
 from carcassonne_rl.arena.leaderboard import markdown as leaderboard_markdown
 from carcassonne_rl.arena.leaderboard import plot as leaderboard_plot
 from carcassonne_rl.arena.match import Setup, run_jobs
@@ -34,34 +40,13 @@ from .args import UserError, non_negative_int, positive
 
 LEADERBOARD_RUNS = Path("runs/leaderboard")
 
-#: each game's shipped agents, the default ``--agents``
+#: each game's shipped agents by their pinned names and the baselines, the default ``--agents``
 DEFAULT_AGENTS = {
-    "carcassonne": ("random", "greedy", "heuristic", "pretrained", "pretrained-obs",
-                    "pretrained:search"),
-    "cardcassonne": ("random", "greedy", "heuristic", "policy:cardcassonne_2p.npz",
-                     "pretrained", "pretrained:search", "mcts:1000"),
+    "carcassonne": ("random", "greedy", "heuristic", "tile-obs-v1", "tile-net-v2",
+                    "tile-search-v1"),
+    "cardcassonne": ("random", "greedy", "heuristic", "card-net-v1", "card-net-v4",
+                     "card-search-v1", "mcts(sims=1000)"),
 }  # fmt: skip
-
-
-def split_specs(text: str) -> list[str]:
-    """A comma-separated list of agent specs, split only at commas outside parentheses
-    (``greedy,search(worlds=8, candidates=3)`` is two specs); empty items are dropped;
-    unbalanced parentheses are a ``UserError``."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                raise UserError(f"--agents: unbalanced ')' in {text!r}")
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    if depth:
-        raise UserError(f"--agents: unbalanced '(' in {text!r}")
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
 
 
 def checked_specs(specs: list[str], game: str, players: int) -> list[str]:
@@ -96,8 +81,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--deals", type=positive(int), default=10,
                    help="deals every pair of agents plays, each from every seat (default: 10); "
-                   "the games cost deals x pairs x seats, most of it in the searching agents' "
-                   "(pretrained:search, mcts), so a quick table leaves them out")  # fmt: skip
+                   "the games cost deals x pairs x seats, most of it in the searching agents "
+                   "(the *-search-v* ones and mcts), so a quick table leaves them out")  # fmt: skip
     p.add_argument("--seed", type=non_negative_int, default=None,
                    help="seed of the deals: the same seed plays the same games (default: a "
                    "fresh 128-bit seed, written to the report and printed)")  # fmt: skip
@@ -161,7 +146,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UserError(str(err)) from None
     text = args.agents if args.agents is not None else ",".join(DEFAULT_AGENTS[args.game])
-    specs = checked_specs(split_specs(text), args.game, args.players)
+    from carcassonne_rl.agents.spec import split_specs
+
+    try:
+        specs = split_specs(text)
+    except ValueError as err:
+        raise UserError(f"--agents: {err}") from None
+    specs = checked_specs(specs, args.game, args.players)
     out = args.out
     if out is None and not args.resume:
         out = _default_folder(args.game, args.players)
@@ -213,6 +204,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         "workers": args.workers,
         "ray": bool(address),
         **board,
+        "resolved": resolved_agents(specs, args.game),
     }
     paths = {
         "markdown": out / "leaderboard.md",
@@ -223,7 +215,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     text = leaderboard_markdown(data, title, command)
     paths["markdown"].write_text(text)
     paths["json"].write_text(json.dumps(data, indent=1) + "\n")
-    write_csv(results, paths["csv"])
+    write_csv(results, paths["csv"], data["resolved"])
     sizes = f"{count(data['deals'], 'deal')}, {count(data['games'], 'game')}"
     leaderboard_plot(data, f"{title}, {sizes}", paths["plot"])
     print(text, end="")

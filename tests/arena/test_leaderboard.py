@@ -12,14 +12,20 @@ from pathlib import Path
 import pytest
 
 import carcassonne_rl.cli.leaderboard as board_cli
+from carcassonne_rl.agents.catalog import PINNED
+from carcassonne_rl.agents.registry import WHAT
+from carcassonne_rl.agents.spec import split_specs
 from carcassonne_rl.arena.game_log import LOG_FILE
 from carcassonne_rl.arena.leaderboard import (
+    cpu_ms,
     fit,
     leaderboard_jobs,
     markdown,
     pairs,
+    resolved_agents,
     score_table,
     separated_groups,
+    what_it_is,
 )
 from carcassonne_rl.arena.match import GameResult, Setup, run_jobs, schedule
 from carcassonne_rl.arena.ratings import bradley_terry, default_anchor, elo_ratings
@@ -70,7 +76,7 @@ def game(lineup: int, deal: int, seats: list[str], scores: list[int]) -> GameRes
     best = max(scores)
     winners = [i for i, s in enumerate(scores) if s == best]
     return GameResult(deal, 0, lineup, seats, scores, winners, [10] * len(seats),
-                      [0.01] * len(seats))  # fmt: skip
+                      [0.01] * len(seats), cpu_seconds=[0.005] * len(seats))  # fmt: skip
 
 
 def test_greedy_is_the_anchor_and_ratings_rank_the_agents() -> None:
@@ -93,6 +99,7 @@ def test_greedy_is_the_anchor_and_ratings_rank_the_agents() -> None:
         lo, hi = r["rating_ci95"]
         assert lo <= r["rating"] <= hi and r["games"] == 12 and r["record"] is None
         assert r["ms_per_decision"] == pytest.approx(1.0)
+        assert r["cpu_ms_per_decision"] == pytest.approx(0.5)
     # the same table anchored at random: the same gaps
     shifted = elo_ratings(board["pairwise_wins"], anchor="random")
     gap = rows["heuristic"]["rating"] - rows["random"]["rating"]
@@ -153,7 +160,7 @@ def test_the_schedule_pairs_every_agent_from_every_seat_on_shared_deals() -> Non
 
 
 def test_split_specs_keeps_commas_inside_parentheses() -> None:
-    split = board_cli.split_specs
+    split = split_specs  # the spec language's, which --agents uses
     assert split("greedy, search(worlds=8, candidates=3),mcts:50,") == [
         "greedy",
         "search(worlds=8, candidates=3)",
@@ -178,7 +185,7 @@ def test_a_tiny_leaderboard_writes_its_files(tmp_path, capsys) -> None:
     command = ("carcassonne-rl leaderboard --game cardcassonne --players 2 --agents "
                "random,greedy --deals 2 --seed 5")  # fmt: skip
     assert command in text and text in printed
-    assert "| 1 | greedy | 0 (anchor) | 4 |" in text
+    assert "| 1 | greedy |  | 0 (anchor) | 4 |" in text
     data = json.loads((out / "leaderboard.json").read_text())
     assert data["command"] == command and data["seed"] == 5 and data["games"] == 4
     assert data["deals"] == 2 and data["anchor"] == "greedy" and data["players"] == 2
@@ -188,6 +195,45 @@ def test_a_tiny_leaderboard_writes_its_files(tmp_path, capsys) -> None:
     assert sum(data["pairs"][0][k] for k in ("wins", "losses", "draws")) == 4
     assert len(games_of(out)) == 1 + 4
     assert (out / "leaderboard.png").read_bytes()[:4] == b"\x89PNG"
+    # what each agent resolved to, in the json and (pinned name, what it is, version) the md
+    greedy = data["resolved"]["greedy"]
+    assert greedy["pinned"] is None and greedy["files"] == [] and greedy["what"] == WHAT["greedy"]
+    assert f"| greedy |  | {WHAT['greedy']} |  |" in text
+    assert f"carcassonne-rl {greedy['version']}." in text
+    assert all(r["cpu_ms_per_decision"] > 0 for r in data["ratings"])
+    assert games_of(out)[0][:7] == ["lineup", "deal", "rotation", "seat0_agent", "seat0_score",
+                                    "seat0_pinned", "seat0_models"]  # fmt: skip
+
+
+def test_pinned_names_and_baselines_say_what_they_are() -> None:
+    resolved = resolved_agents(["card-net-v1", "pretrained", "mcts(sims=1000)", "random"],
+                               "cardcassonne")  # fmt: skip
+    assert resolved["card-net-v1"]["pinned"] == "card-net-v1"
+    assert resolved["card-net-v1"]["what"] == PINNED["card-net-v1"].what
+    assert resolved["pretrained"]["pinned"] == "card-net-v4"  # the alias, resolved
+    assert resolved["pretrained"]["what"] == PINNED["card-net-v4"].what
+    assert [f["file"] for f in resolved["pretrained"]["files"]] == ["cardcassonne_netleaf.npz"]
+    assert resolved["mcts(sims=1000)"]["what"] == WHAT["mcts"]
+    assert resolved["random"]["what"] == WHAT["random"]
+    assert what_it_is({"spec": "x", "error": "no such agent"}) == "not resolved: no such agent"
+    results = [game(0, d, ["card-net-v1", "random"], [2, 1]) for d in range(3)]
+    board = {**fit(results, ["card-net-v1", "random"], 2, samples=20),
+             "resolved": {k: resolved[k] for k in ("card-net-v1", "random")}}  # fmt: skip
+    text = markdown(board, "t", "cmd")
+    sha = resolved["card-net-v1"]["files"][0]["sha256"][:12]
+    assert f"| card-net-v1 | card-net-v1 | {PINNED['card-net-v1'].what} | " in text
+    assert f"cardcassonne_2p.npz ({sha})" in text
+    assert "| 1 | card-net-v1 | card-net-v1 | +" in text and "| 0.50 |" in text
+    assert [cpu_ms(x) for x in (None, 0.014, 12.34)] == ["", "0.01", "12.3"]
+
+
+def test_the_default_agents_are_pinned_names_and_baselines() -> None:
+    for game_name, specs in board_cli.DEFAULT_AGENTS.items():
+        resolved = resolved_agents(specs, game_name)
+        pinned = {s for s, r in resolved.items() if r["pinned"]}
+        assert pinned == {s for s in specs if s in PINNED}  # each pinned one by its name
+        assert all(r["what"] and "error" not in r for r in resolved.values())
+    assert "card-net-v1" in board_cli.DEFAULT_AGENTS["cardcassonne"]
 
 
 def test_the_same_seed_plays_the_same_games(tmp_path) -> None:
@@ -195,9 +241,17 @@ def test_the_same_seed_plays_the_same_games(tmp_path) -> None:
     assert board_cli.main([*RUN, "--out", str(one)]) == 0
     assert board_cli.main([*RUN, "--out", str(two)]) == 0
     assert games_of(one) == games_of(two)
+    # the same table but for the CPU ms column (the last one of the ratings table)
+    tables = [[line.rsplit("|", 2)[0] if line.startswith("| ") and line.count("|") == 8
+               else line for line in (f / "leaderboard.md").read_text().splitlines()]
+              for f in (one, two)]  # fmt: skip
+    assert tables[0] == tables[1]
     seed = RUN.index("--seed") + 1
     assert board_cli.main([*RUN[:seed], "6", *RUN[seed + 1 :], "--out", str(other)]) == 0
     assert games_of(other)[1:] != games_of(one)[1:]
+
+
+TIMES = ("ms_per_decision", "cpu_ms_per_decision")
 
 
 class CutError(Exception):
@@ -235,7 +289,7 @@ def test_a_cut_run_resumes_to_the_games_of_an_uncut_one(tmp_path, monkeypatch, c
     assert len((cut / LOG_FILE).read_text().splitlines()) == 12
     # the same ratings (the bootstrap's seed is fixed); times differ from run to run
     ratings = [
-        [{k: v for k, v in r.items() if k != "ms_per_decision"} for r in json.loads(
+        [{k: v for k, v in r.items() if k not in TIMES} for r in json.loads(
             (f / "leaderboard.json").read_text())["ratings"]] for f in (cut, whole)
     ]  # fmt: skip
     assert ratings[0] == ratings[1] and len(ratings[0]) == 3
@@ -267,7 +321,7 @@ def test_three_players_rate_each_agent_against_copies_of_the_other(tmp_path) -> 
         (["--agents", "random"], "a leaderboard needs at least 2"),
         (["--agents", "random,random"], "names random twice"),
         (["--agents", "random,nonsense"], "--agents:"),
-        (["--agents", "random,search(worlds=8"], "unbalanced '('"),
+        (["--agents", "random,search(worlds=8"], "a '(' without its ')'"),
         (["--resume"], "--resume needs --out"),
         (["--deals", "0"], "--deals"),
         (["--address", "127.0.0.1:1"], "Ray"),  # not installed, or nothing listens there
