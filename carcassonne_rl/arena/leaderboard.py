@@ -112,7 +112,8 @@ def separated_groups(table: dict[str, dict[str, float]], order: Sequence[str]) -
     return groups
 
 
-def _bound(x: float | None, side: str) -> str:
+def bound(x: float | None, side: str) -> str:
+    """An interval bound as shown: signed Elo, or an infinity on an open side."""
     return f"{x:+.0f}" if x is not None else ("∞" if side == "hi" else "-∞")
 
 
@@ -298,7 +299,7 @@ def markdown(board: dict[str, Any], title: str, command: str) -> str:
         ci = r["rating_ci95"]
         rating = f"{r['rating']:+.0f}" if r["agent"] != board["anchor"] else "0 (anchor)"
         if ci and r["agent"] != board["anchor"]:
-            rating += f" [{_bound(ci[0], 'lo')}, {_bound(ci[1], 'hi')}]"
+            rating += f" [{bound(ci[0], 'lo')}, {bound(ci[1], 'hi')}]"
         if r["record"]:
             rating += f" ({r['record']})"
         ms = r.get("cpu_ms_per_decision")
