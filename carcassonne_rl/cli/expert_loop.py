@@ -68,7 +68,7 @@ def add_expert_loop_parser(sub) -> None:
     p.add_argument("--future", type=future_weight,
                    help="card game: the search's F, the weight of what the seats hold for "
                         "later rounds in the value of its rollouts (search=W:K:1:F; 1; 0: "
-                        "the standings alone, as loops before 2026-11-27; net: the "
+                        "the standings alone; net: the "
                         "searched network values the rollouts' ends, needs "
                         "--init-model)")  # fmt: skip
     p.add_argument("--tables", type=table_list,
