@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -245,3 +246,24 @@ def test_init_model_starts_from_the_file_without_warm_up(tmp_path, monkeypatch) 
                                         **bad}))  # fmt: skip
     with pytest.raises(ValueError, match="no such model file"):
         Learner(AfterstateConfig(workers=1, init_model=str(tmp_path / "none.npz")))
+
+
+def test_the_iteration_lines_and_the_evaluation_report_progress(tmp_path, capsys) -> None:
+    """With ``progress`` the ``[afterstate]`` lines are progress lines (``progress.phase``:
+    stdout, counted for the watchdog) and the evaluation's games report progress too (plain
+    lines on stderr off a terminal, one run per baseline)."""
+    from carcassonne_rl.runtime import progress
+    from carcassonne_rl.training.afterstate import trainer
+
+    config = AfterstateConfig(workers=1, hidden=(16, 8), warm_games=0, timesteps=50,
+                              games_per_iteration=2, games_in_flight=2, eval_every=0,
+                              eval_deals=1, baselines=("random",),
+                              checkpoint_every=1000)  # fmt: skip
+    before = progress._lines[0]
+    trainer.train_afterstate(config, tmp_path / "run", progress=True)
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    iterations = [line for line in lines if re.match(r"\[afterstate\] \d+/50 positions", line)]
+    assert iterations and any(line.startswith("[afterstate] evaluating at") for line in lines)
+    assert progress._lines[0] - before >= len(iterations) + 1
+    assert any(line.startswith("vs random: 2/2 games") for line in captured.err.splitlines())
