@@ -123,7 +123,7 @@ def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     assert history[-1]["timesteps"] == final["timesteps"]
     assert {"random", "greedy"} <= set(history[-1])
     assert (out / "plots" / "training.png").stat().st_size > 10_000
-    ev = _cli("evaluate", str(out), "--games", "1", "--opponents", "random")
+    ev = _cli("evaluate", str(out), "--deals", "1", "--opponents", "random")
     stdout, stderr = ev.communicate(timeout=300)
     assert ev.returncode == 0, stderr
     assert "| random | 2 |" in stdout

@@ -338,7 +338,7 @@ def test_the_iteration_curve_plays_every_network_alone_and_searched(tmp_path, ca
     assert all(r["games"] == 2 and r["opponent"] == "greedy" and r["accepted"] for r in rows)
     for r in rows:  # the same games as the arena's for that spec
         out = tmp_path / r["player"]
-        assert main(["arena", "--agents", r["spec"], "--opponents", "greedy", "--games", "1",
+        assert main(["arena", "--agents", r["spec"], "--opponents", "greedy", "--deals", "1",
                      "--seed", "5", "--no-progress", "--out", str(out)]) == 0  # fmt: skip
         arena = json.loads((out / "arena.json").read_text())
         stats = arena["entries"][r["spec"]]
