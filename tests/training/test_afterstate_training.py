@@ -97,7 +97,7 @@ def test_games_in_flight_play_as_they_would_alone() -> None:
 
 def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     out = tmp_path / "run"
-    args = ["train", "--algo", "afterstate", "--timesteps", "2500", "--out", str(out), *TINY]
+    args = ["train", "--algo", "afterstate", "--positions", "2500", "--out", str(out), *TINY]
     proc = _cli(*args)
     state_file = out / "trainer_state.json"
     deadline = time.time() + 240
@@ -126,16 +126,16 @@ def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     ev = _cli("evaluate", str(out), "--deals", "1", "--opponents", "random")
     stdout, stderr = ev.communicate(timeout=300)
     assert ev.returncode == 0, stderr
-    assert "| random | 2 |" in stdout
+    assert "| random | 1 | 2 |" in stdout  # 1 deal, 2 games
 
 
 def test_afterstate_cli_errors_are_one_line(tmp_path) -> None:
     bad = _cli("train", "--algo", "afterstate", "--game", "cardcassonne", "--out",
-               str(tmp_path / "x"), "--timesteps", "10", "--set", "feature_set=table")  # fmt: skip
+               str(tmp_path / "x"), "--positions", "10", "--set", "feature_set=table")  # fmt: skip
     _, stderr = bad.communicate(timeout=120)
     assert bad.returncode != 0 and "the card game reads feature_set 'card'" in stderr
     assert "Traceback" not in stderr
-    bad = _cli("train", "--algo", "afterstate", "--out", str(tmp_path / "y"), "--timesteps",
+    bad = _cli("train", "--algo", "afterstate", "--out", str(tmp_path / "y"), "--positions",
                "10", "--set", "td_lambda=2")  # fmt: skip
     _, stderr = bad.communicate(timeout=120)
     assert bad.returncode != 0 and "td_lambda" in stderr and "Traceback" not in stderr
