@@ -72,7 +72,7 @@ def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game,
 
     capsys.readouterr()
     assert main(["evaluate", str(run), "--deals", "1", "--opponents", "random,greedy"]) == 0
-    assert "| random | 2 |" in capsys.readouterr().out
+    assert "| random | 1 | 2 |" in capsys.readouterr().out  # 1 deal, 2 games
     local_rows = json.loads((run / "evaluation.json").read_text())
     argv = ["evaluate", str(run), "--deals", "1", "--opponents", "random,greedy"]
     assert main(argv + ["--address", "local"]) == 0  # the same games, as Ray tasks
