@@ -27,7 +27,7 @@ MATCHES = {
     "tile_mcts_greedy": (Setup("carcassonne"), ["openspiel:mcts:1000", "greedy"]),
     "tile_mcts_pretrained": (Setup("carcassonne"), ["openspiel:mcts:1000", "pretrained"]),
     "card_ismcts_greedy": (Setup("cardcassonne"), ["openspiel:ismcts:1000", "greedy"]),
-    # the PPO policy, the card game's `pretrained` until 2026-11 (the measured rows)
+    # the PPO policy (card-net-v1), the opponent of the measured rows
     "card_ismcts_pretrained": (
         Setup("cardcassonne"),
         ["openspiel:ismcts:1000", "policy:cardcassonne_2p.npz"],

@@ -10,7 +10,8 @@ with ``--address``) playing ``--games`` teacher games with each process count of
 Every count plays the same games in a fresh folder. ``fit``: the learner's cost, the fit
 toward the search's values on the games of the first measurement (``--epochs``), in rows
 and placements per second. ``gate``: seconds per game of two networks head to head (the
-gate plays ``2 x deals`` of them). The projection in docs/training.md is made of these.
+gate plays ``2 x deals`` of them). The projection in
+docs/research/2026-11-27-expert-loop-throughput.md is made of these.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
-# docs/multiplayer.md): at 3 players the 2-player network
+# docs/research/2026-11-26-tile-observation-tables.md): at 3 players the 2-player network
 OBS_TABLE_FILES = {3: OBS_MODEL_FILE, 4: "carcassonne_obs_4p.npz", 5: "carcassonne_obs_5p.npz"}
 
 

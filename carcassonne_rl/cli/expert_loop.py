@@ -68,7 +68,7 @@ def add_expert_loop_parser(sub) -> None:
     p.add_argument("--future", type=future_weight,
                    help="card game: the search's F, the weight of what the seats hold for "
                         "later rounds in the value of its rollouts (search=W:K:1:F; 1; 0: "
-                        "the standings alone, as loops before 2026-11-27; net: the "
+                        "the standings alone; net: the "
                         "searched network values the rollouts' ends, needs "
                         "--init-model)")  # fmt: skip
     p.add_argument("--tables", type=table_list,
@@ -106,7 +106,8 @@ def add_expert_loop_parser(sub) -> None:
     p.add_argument("--address", default=None,
                    help="play teacher and gate games on this Ray cluster (default: "
                         "RAY_ADDRESS, else --workers processes); the fit runs here")  # fmt: skip
-    p.add_argument("--no-progress", action="store_true", help="no line per teacher game")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar or lines (teacher games, gate games)")  # fmt: skip
 
 
 def game_counts(text: str) -> int | tuple[int, ...]:
@@ -137,7 +138,7 @@ def run_expert_loop(args: argparse.Namespace) -> int:
         summary = run_loop(args.run, args.iterations, config, args.workers,
                            resolve_address(args.address),
                            on_event=lambda e: print(json.dumps(e), flush=True),
-                           on_game=progress)  # fmt: skip
+                           on_game=progress, progress=not args.no_progress)  # fmt: skip
     except (ValueError, ClusterError) as exc:
         raise UserError(str(exc)) from None
     kept = sum(e["accepted"] for e in summary["iterations"])

@@ -75,7 +75,7 @@ def test_the_agent_takes_the_option_of_best_margin() -> None:
 
 
 def test_heuristic_beats_greedy_on_a_few_deals() -> None:
-    """A small sample (the 200-deal measurement is in docs/multiplayer.md)."""
+    """A small sample (the 200-deal measurement is the heuristic row of docs/agents.md)."""
     jobs = schedule(Setup(), ["heuristic"], deals=3, opponents=["greedy"])
     results = [play_game(j) for j in jobs]
     margin = sum(r.scores[r.seats.index("heuristic")] - r.scores[r.seats.index("greedy")]

@@ -188,8 +188,8 @@ def test_search_plays_legal_moves_without_reading_the_pile_order(spec, players, 
 
 
 def test_the_default_search_is_the_measured_one() -> None:
-    """``pretrained:search`` is ``search=3:2`` (docs/multiplayer.md); ``search=K`` keeps
-    the one-turn search."""
+    """``pretrained:search`` is ``search=3:2`` (docs/research/2026-11-26-tile-search.md);
+    ``search=K`` keeps the one-turn search."""
     default = make_agent("pretrained:search", "carcassonne", seed=0)
     for table in (default.two, default.table):
         assert (table.candidates, table.samples) == (3, 2)

@@ -174,7 +174,7 @@ def test_a_policy_without_the_messages_refuses_them(capsys, tmp_path):
         agent.act(state, state.current_player)
     agent.check_expansions(("labyrinth",))  # the Labyrinth adds no action: it plays
     argv = ["arena", "--agents", "pretrained-obs,greedy", "--expansions", "messages",
-            "--games", "1", "--out", str(tmp_path / "report")]  # fmt: skip
+            "--deals", "1", "--out", str(tmp_path / "report")]  # fmt: skip
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "pretrained-obs was trained without The Messages" in err and "Traceback" not in err

@@ -125,11 +125,11 @@ def test_arena_errors(tmp_path, capsys) -> None:
 
 
 def test_probe_errors(capsys) -> None:
-    argv = ["probe", "--sims", "2", "--games", "1", "--no-progress"]
+    argv = ["probe", "--sims", "2", "--deals", "1", "--no-progress"]
     user_error(capsys, [*argv, "--target", "wizard"], "--target: unknown agent 'wizard'")
     user_error(capsys, [*argv, "--target", "greedy,random"], "--target names one agent")
     user_error(capsys, [*argv, "--target", "greedy", "--game", "carcassonne"],
-               "--target: exploit measures the card game (cardcassonne) only")  # fmt: skip
+               "--target: exploit plays the card game (cardcassonne) only")  # fmt: skip
 
 
 def test_arena_default_report_folders_never_overwrite(tmp_path, monkeypatch, capsys) -> None:

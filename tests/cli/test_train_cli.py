@@ -21,14 +21,17 @@ def test_train_then_evaluate_commands(tmp_path, capsys) -> None:
     assert f"final evaluation at {history[-1]['timesteps']} steps" in printed
     rate = f"{100 * final['win_rate']:.0f}%"
     assert f"evaluation at {history[-1]['timesteps']} steps: vs random {rate}" in printed
-    assert f"| random | {final['games']} | {100 * final['win_rate']:.1f}% |" in printed
+    assert (
+        f"| random | {final['deals']} | {final['games']} | {100 * final['win_rate']:.1f}% |"
+        in printed
+    )
     config = json.loads((run / "config.json").read_text())
     assert config["game"] == "cardcassonne" and config["timesteps"] == 64
     assert (config["warm_start_games"], config["hidden"], config["learning_rate"]) == (1, 32, 1e-3)
     assert (run / "final_model.zip").exists()
     assert main(["evaluate", str(run), "--deals", "1", "--opponents", "random"]) == 0
     out = capsys.readouterr().out
-    assert "| random | 2 |" in out  # one deal, played from both seats
+    assert "| random | 1 | 2 |" in out  # one deal, played from both seats
     rows = json.loads((run / "evaluation.json").read_text())
     assert rows[0]["opponent"] == "random" and rows[0]["games"] == 2
     # --resume goes on with the saved settings (the --set values need not be repeated)

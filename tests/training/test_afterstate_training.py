@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -96,7 +97,7 @@ def test_games_in_flight_play_as_they_would_alone() -> None:
 
 def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     out = tmp_path / "run"
-    args = ["train", "--algo", "afterstate", "--timesteps", "2500", "--out", str(out), *TINY]
+    args = ["train", "--algo", "afterstate", "--positions", "2500", "--out", str(out), *TINY]
     proc = _cli(*args)
     state_file = out / "trainer_state.json"
     deadline = time.time() + 240
@@ -122,19 +123,19 @@ def test_train_kill_and_resume_then_evaluate(tmp_path) -> None:
     assert history[-1]["timesteps"] == final["timesteps"]
     assert {"random", "greedy"} <= set(history[-1])
     assert (out / "plots" / "training.png").stat().st_size > 10_000
-    ev = _cli("evaluate", str(out), "--games", "1", "--opponents", "random")
+    ev = _cli("evaluate", str(out), "--deals", "1", "--opponents", "random")
     stdout, stderr = ev.communicate(timeout=300)
     assert ev.returncode == 0, stderr
-    assert "| random | 2 |" in stdout
+    assert "| random | 1 | 2 |" in stdout  # 1 deal, 2 games
 
 
 def test_afterstate_cli_errors_are_one_line(tmp_path) -> None:
     bad = _cli("train", "--algo", "afterstate", "--game", "cardcassonne", "--out",
-               str(tmp_path / "x"), "--timesteps", "10", "--set", "feature_set=table")  # fmt: skip
+               str(tmp_path / "x"), "--positions", "10", "--set", "feature_set=table")  # fmt: skip
     _, stderr = bad.communicate(timeout=120)
     assert bad.returncode != 0 and "the card game reads feature_set 'card'" in stderr
     assert "Traceback" not in stderr
-    bad = _cli("train", "--algo", "afterstate", "--out", str(tmp_path / "y"), "--timesteps",
+    bad = _cli("train", "--algo", "afterstate", "--out", str(tmp_path / "y"), "--positions",
                "10", "--set", "td_lambda=2")  # fmt: skip
     _, stderr = bad.communicate(timeout=120)
     assert bad.returncode != 0 and "td_lambda" in stderr and "Traceback" not in stderr
@@ -245,3 +246,24 @@ def test_init_model_starts_from_the_file_without_warm_up(tmp_path, monkeypatch) 
                                         **bad}))  # fmt: skip
     with pytest.raises(ValueError, match="no such model file"):
         Learner(AfterstateConfig(workers=1, init_model=str(tmp_path / "none.npz")))
+
+
+def test_the_iteration_lines_and_the_evaluation_report_progress(tmp_path, capsys) -> None:
+    """With ``progress`` the ``[afterstate]`` lines are progress lines (``progress.phase``:
+    stdout, counted for the watchdog) and the evaluation's games report progress too (plain
+    lines on stderr off a terminal, one run per baseline)."""
+    from carcassonne_rl.runtime import progress
+    from carcassonne_rl.training.afterstate import trainer
+
+    config = AfterstateConfig(workers=1, hidden=(16, 8), warm_games=0, timesteps=50,
+                              games_per_iteration=2, games_in_flight=2, eval_every=0,
+                              eval_deals=1, baselines=("random",),
+                              checkpoint_every=1000)  # fmt: skip
+    before = progress._lines[0]
+    trainer.train_afterstate(config, tmp_path / "run", progress=True)
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    iterations = [line for line in lines if re.match(r"\[afterstate\] \d+/50 positions", line)]
+    assert iterations and any(line.startswith("[afterstate] evaluating at") for line in lines)
+    assert progress._lines[0] - before >= len(iterations) + 1
+    assert any(line.startswith("vs random: 2/2 games") for line in captured.err.splitlines())

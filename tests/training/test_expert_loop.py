@@ -83,6 +83,20 @@ def test_two_iterations_teach_with_the_accepted_network(tmp_path, capsys) -> Non
     assert "Ray" in err and len(err.strip().splitlines()) == 1  # unreachable, or not installed
 
 
+def test_the_gate_games_report_progress_off_a_terminal(tmp_path, capsys) -> None:
+    """Without ``--no-progress`` the gate's games print progress lines (stderr, not a
+    terminal here), as the teacher games do; with it, none."""
+    run = (tmp_path / "run").resolve()
+    argv = ["expert-loop", str(run), "--iterations", "1", *TINY, "--gate-threshold", "0"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err.splitlines()
+    gate = [line for line in err if line.startswith("gate: ")]
+    assert gate and gate[-1].startswith("gate: 4/4 games (")  # 2 deals from both seats
+    assert any(line.startswith("teacher games: 2/2 games") for line in err)
+    assert main([*argv, "--iterations", "2", "--no-progress"]) == 0
+    assert "gate: " not in capsys.readouterr().err
+
+
 def test_teacher_games_take_the_loops_variants(tmp_path, capsys) -> None:
     from carcassonne_rl.training.expert_iteration.positions import teacher_deal
 
@@ -108,8 +122,8 @@ def test_a_rejected_network_does_not_teach(tmp_path, monkeypatch) -> None:
     real_gate = loop.gate
     calls = []
 
-    def reject_first(candidate, best, config, workers=1, address=None):
-        result = real_gate(candidate, best, config, workers, address)
+    def reject_first(candidate, best, config, workers=1, address=None, progress=False):
+        result = real_gate(candidate, best, config, workers, address, progress)
         calls.append(best)
         return dict(result, accepted=len(calls) > 1)  # the first candidate is rejected
 
@@ -324,7 +338,7 @@ def test_the_iteration_curve_plays_every_network_alone_and_searched(tmp_path, ca
     assert all(r["games"] == 2 and r["opponent"] == "greedy" and r["accepted"] for r in rows)
     for r in rows:  # the same games as the arena's for that spec
         out = tmp_path / r["player"]
-        assert main(["arena", "--agents", r["spec"], "--opponents", "greedy", "--games", "1",
+        assert main(["arena", "--agents", r["spec"], "--opponents", "greedy", "--deals", "1",
                      "--seed", "5", "--no-progress", "--out", str(out)]) == 0  # fmt: skip
         arena = json.loads((out / "arena.json").read_text())
         stats = arena["entries"][r["spec"]]

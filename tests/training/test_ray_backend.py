@@ -71,10 +71,10 @@ def test_tiny_rllib_run_is_loaded_by_evaluate(local_ray, tmp_path, capsys, game,
             state_.apply_code(code)
 
     capsys.readouterr()
-    assert main(["evaluate", str(run), "--games", "1", "--opponents", "random,greedy"]) == 0
-    assert "| random | 2 |" in capsys.readouterr().out
+    assert main(["evaluate", str(run), "--deals", "1", "--opponents", "random,greedy"]) == 0
+    assert "| random | 1 | 2 |" in capsys.readouterr().out  # 1 deal, 2 games
     local_rows = json.loads((run / "evaluation.json").read_text())
-    argv = ["evaluate", str(run), "--games", "1", "--opponents", "random,greedy"]
+    argv = ["evaluate", str(run), "--deals", "1", "--opponents", "random,greedy"]
     assert main(argv + ["--address", "local"]) == 0  # the same games, as Ray tasks
     ray_rows = json.loads((run / "evaluation.json").read_text())
     keys = ("opponent", "games", "win_rate", "mean_margin")
@@ -154,7 +154,7 @@ def test_unordered_remote_games_name_their_job(local_ray):
 
 def test_arena_cli_on_ray_writes_the_same_games(local_ray, tmp_path):
     argv = ["arena", "--game", "cardcassonne", "--agents", "greedy,random"]
-    argv += ["--games", "2", "--seed", "0"]
+    argv += ["--deals", "2", "--seed", "0"]
     argv += ["--no-progress", "--bootstrap", "10"]
     assert main(argv + ["--workers", "1", "--out", str(tmp_path / "local")]) == 0
     assert main(argv + ["--address", "local", "--out", str(tmp_path / "ray")]) == 0

@@ -14,7 +14,7 @@ network (:class:`CardSearchValueAgent`) in place of the random rollouts:
   margins). The seat is valued ``squash(x)``, every other seat ``squash(-x)``.
   ``own_leaf=False`` stops at the next turn decision of any seat and takes that mover's
   margin instead, with priors at every seat's nodes (at 3-5 players a paranoid reading);
-  it measured far weaker (docs/agents.md).
+  it measured far weaker (docs/research/2026-11-29-card-net-mcts.md).
 
 Every seat's moves in the tree are searched; each world is drawn from the searching seat's
 view, so the agent decides from its view only.

@@ -12,8 +12,8 @@ weighted by ``future``, what the seat's animals and partial building sets hold f
 to come; own minus the best other); the candidate with the best mean wins (ties: the base
 policy's order). The spec ``search=W:K:H:F`` sets the horizon (default 1: the rest of the
 round; a longer one plays further with the base policy, which measured weaker, see the docs)
-and the future weight (default :data:`DEFAULT_FUTURE`; 0: the standings alone, the search
-before 2026-11-27). ``F = net`` (:data:`NET_LEAF`, a base policy with a network only) values
+and the future weight (default :data:`DEFAULT_FUTURE`; 0: the standings alone).
+``F = net`` (:data:`NET_LEAF`, a base policy with a network only) values
 a world by the base network instead: the rollout goes on to the seat's next turn decision
 and its value is the network's estimate of the seat's final margin there
 (``base.state_value``; at the game's end, the final margin itself). ``F = table``

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
+from carcassonne_rl.runtime.progress import phase
 from carcassonne_rl.runtime.seeds import afterstate_base, afterstate_deal
 from carcassonne_rl.training.afterstate.card_selfplay import play_card_games
 from carcassonne_rl.training.afterstate.config import STATE_FILE, AfterstateConfig, table_label
@@ -134,7 +135,7 @@ def _train(config: AfterstateConfig, out: Path, resume: bool, progress: bool, re
             if config.linear and config.init_model and state["iteration"] == 0:
                 shift = learner.calibrate(x, y)
                 if progress:
-                    print(f"[afterstate] output level shifted by {shift:+.3f}", flush=True)
+                    phase(f"[afterstate] output level shifted by {shift:+.3f}")
             learner.add(x, y)
             loss = learner.fit(len(y))
             state["timesteps"] += len(y)
@@ -159,9 +160,9 @@ def _train(config: AfterstateConfig, out: Path, resume: bool, progress: bool, re
             if progress:
                 wr = (f", vs {config.baseline_agent} {np.mean([m > 0 for m in vs_greedy]):.0%}"
                       if vs_greedy else "")  # fmt: skip
-                print(f"[afterstate] {step}/{config.timesteps} positions, {state['games']} games, "
-                      f"loss {loss:.4f}{wr} ({decisions / (time.time() - t0):.0f} decisions/s)",
-                      flush=True)  # fmt: skip
+                speed = decisions / (time.time() - t0)
+                phase(f"[afterstate] {step}/{config.timesteps} positions, {state['games']} games, "
+                      f"loss {loss:.4f}{wr} ({speed:.0f} decisions/s)")  # fmt: skip
             done = step >= config.timesteps
             if config.snapshot_every and (step - last["snapshot"] >= config.snapshot_every):
                 last["snapshot"] = step
@@ -173,9 +174,9 @@ def _train(config: AfterstateConfig, out: Path, resume: bool, progress: bool, re
                 path = out / "snapshots" / f"eval_{step}.npz"
                 atomic_save_model(export(learner.model, config), path)
                 if progress:
-                    print(f"[afterstate] evaluating at {step} positions "
-                          f"({config.eval_deals} deals per baseline)", flush=True)  # fmt: skip
-                rows = _evaluate(config, path, progress=False)
+                    phase(f"[afterstate] evaluating at {step} positions "
+                          f"({config.eval_deals} deals per baseline)")  # fmt: skip
+                rows = _evaluate(config, path, progress=progress)
                 path.unlink(missing_ok=True)
                 entry = {"timesteps": step, "wall_s": time.time() - t_start}
                 for row in rows:

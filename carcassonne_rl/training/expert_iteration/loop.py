@@ -264,22 +264,23 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
 
 
 def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
-         address: str | None = None) -> dict:  # fmt: skip
+         address: str | None = None, progress: bool = False) -> dict:  # fmt: skip
     """The candidate network against the teacher's network, each of the gate's deals
     played from both seats; accepted at a win rate of ``gate_threshold`` or more. At the
     tile game's tables of 3-5 (:func:`table_gate`), the candidate against ``PLAYERS - 1``
-    seats of the teacher's network at each table."""
+    seats of the teacher's network at each table. ``progress``: the games' progress bar
+    (plain lines off a terminal), named ``gate``."""
     if config.gate_deals == 0:
         return {"deals": 0, "accepted": True}
     if config.at_tables():
-        return table_gate(candidate, best, config, workers, address)
+        return table_gate(candidate, best, config, workers, address, progress)
     from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
     from carcassonne_rl.arena.ratings import entry_stats
 
     specs = [network_spec(candidate, config.game), network_spec(best, config.game)]
     jobs = schedule(Setup(game=config.game, players=2), specs, config.gate_deals, duplicate=True,
                     seed=seeds.expert_gate_seed(config.seed))  # fmt: skip
-    results = run_jobs(jobs, workers=workers, progress=False, address=address)
+    results = run_jobs(jobs, workers=workers, progress=progress, desc="gate", address=address)
     label = entry_labels(specs)[0]
     stats = entry_stats(results, [label])[label]
     return {"candidate": specs[0], "against": specs[1], "deals": config.gate_deals,
@@ -290,7 +291,7 @@ def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
 
 
 def table_gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
-               address: str | None = None) -> dict:  # fmt: skip
+               address: str | None = None, progress: bool = False) -> dict:  # fmt: skip
     """The gate at the tile game's tables of 3-5: at each table size of ``tables``, the
     candidate in one seat against ``PLAYERS - 1`` seats of the teacher's network, the
     gate's deals each played from every seat. Its win rate is read in units of the fair
@@ -306,8 +307,9 @@ def table_gate(candidate: str, best: str | None, config: LoopConfig, workers: in
         jobs = schedule(Setup(game=config.game, players=players), specs[:1],
                         config.gate_deals, duplicate=True,
                         seed=seeds.expert_gate_seed(config.seed), opponents=specs[1:])  # fmt: skip
-        stats = versus_stats(run_jobs(jobs, workers=workers, progress=False, address=address),
-                             0, agent, opponent)  # fmt: skip
+        results = run_jobs(jobs, workers=workers, progress=progress, desc=f"gate {players}p",
+                           address=address)  # fmt: skip
+        stats = versus_stats(results, 0, agent, opponent)
         rows[str(players)] = {k: stats[k] for k in ("games", "win_rate", "win_rate_ci95",
                                                     "mean_margin", "fair_share")}  # fmt: skip
     times = sum(r["win_rate"] / r["fair_share"] for r in rows.values()) / len(rows)
@@ -324,23 +326,25 @@ def run_loop(
     address: str | None = None,
     on_event: Callable[[dict], None] | None = None,
     on_game: Callable[[int, int], None] | None = None,
+    progress: bool = False,
 ) -> dict:
     """Run (or go on with) iterations ``0 .. iterations - 1`` in ``run`` (settings recorded
     by :func:`load_config`); ``loop.json``'s contents. ``on_event`` sees one dict per step
-    (the fit's epochs, the gate's result); ``address``: teacher and gate games on that Ray
-    cluster, the fit here."""
+    (the fit's epochs, the gate's result); ``on_game(done, total)`` each teacher game;
+    ``progress``: a progress bar (plain lines off a terminal) over the gate's games;
+    ``address``: teacher and gate games on that Ray cluster, the fit here."""
     from contextlib import nullcontext
 
     from carcassonne_rl.runtime.ray_session import ray_session
 
     run = Path(run).resolve()
     with ray_session(address) if address else nullcontext():
-        return _iterate(run, iterations, config, workers, address, on_event, on_game)
+        return _iterate(run, iterations, config, workers, address, on_event, on_game, progress)
 
 
 def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
              address: str | None, on_event: Callable[[dict], None] | None,
-             on_game: Callable[[int, int], None] | None) -> dict:  # fmt: skip
+             on_game: Callable[[int, int], None] | None, progress: bool) -> dict:  # fmt: skip
     from .positions import collect
 
     summary = json.loads((run / LOOP_FILE).read_text())
@@ -381,7 +385,7 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
             result = json.loads(gate_file.read_text())
         else:
             t0 = time.perf_counter()
-            result = gate(candidate, best, config, workers, address)
+            result = gate(candidate, best, config, workers, address, progress)
             seconds["gate"] = time.perf_counter() - t0
             atomic_write_json(gate_file, result)
             emit({"iteration": k, "gate": result})
