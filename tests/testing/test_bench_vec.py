@@ -36,3 +36,17 @@ def test_bench_vec_refuses_bad_sizes(capsys) -> None:
         cli_main(["bench", "vec", "--sizes", "16,x"])
     assert stop.value.code == 2
     assert "positive ints" in capsys.readouterr().err
+
+
+def test_bench_vec_times_the_card_game(capsys) -> None:
+    from carcassonne_rl.testing.bench_vec import VEC_ENVS, main
+
+    assert "cardcassonne_v0" in VEC_ENVS
+    rows = main(("cardcassonne_v0",), (2,), 0.1, players=3, expansions=("messages",))
+    vec = [r for r in rows if r["num_envs"] != "aec"]
+    assert [(r["num_envs"], r["observations"]) for r in vec] == [(2, True), (2, False)]
+    for r in rows:  # the tile game's expansions are not the card game's
+        assert r["env"] == "cardcassonne_v0" and r["config"] == {"players": 3}
+    assert vec[0]["num_threads"] == 1 and not vec[0]["parallel"]
+    assert vec[0]["observation_bytes_per_step"] == 1620 * 4 + 206
+    assert len(capsys.readouterr().out.splitlines()) == 3
