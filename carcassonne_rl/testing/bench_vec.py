@@ -11,8 +11,9 @@ AEC envs of the same configuration and PettingZoo's ``connect_four_v3`` are play
 "num_envs", "observations", "num_threads", "parallel", "steps_per_s",
 "connect_four_v3_steps_per_s", "ratio", "aec_steps_per_s", "ratio_vs_aec",
 "observation_bytes_per_step", ...}``, then one line per AEC env. ``threads``: the vector
-envs' ``num_threads`` (default: theirs, 1). ``expansions`` (and any other keyword) apply to
-the tile envs; the card game has none, its lines' ``config`` says what it played.
+envs' ``num_threads`` (default: theirs, 1), or a tuple of them, each timed in the same run.
+``expansions`` (and any other keyword) apply to the tile envs; the card game has none, its
+lines' ``config`` says what it played.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def main(
     seconds: float = 2.0,
     players: int = 2,
     slice_s: float = 0.25,
-    threads: int | None = None,
+    threads: int | tuple[int, ...] | None = None,
     **kwargs: Any,
 ) -> list[dict]:
     """Time every (env, N, observations or not) beside the AEC envs and connect_four_v3;
@@ -101,6 +102,7 @@ def main(
     if unknown:
         raise ValueError(f"unknown vector env(s) {unknown}; expected some of {VEC_ENVS}")
     kwargs = {"players": players, **kwargs}
+    counts = threads if isinstance(threads, tuple) else (threads,)
     plays: dict[tuple, Any] = {
         ("connect_four_v3",): RandomPlay(lambda: make_env("connect_four_v3"))
     }
@@ -109,7 +111,8 @@ def main(
         plays[(name,)] = RandomPlay(lambda name=name, config=config: make_env(name, **config))
         for n in sizes:
             for obs in (True, False):
-                plays[(name, n, obs)] = VecPlay(_vec_maker(name, n, obs, threads, config))
+                for k in counts:
+                    plays[(name, n, obs, k)] = VecPlay(_vec_maker(name, n, obs, k, config))
     rounds = max(1, round(seconds / slice_s))
     for _ in range(rounds):
         for play in plays.values():
@@ -117,9 +120,9 @@ def main(
     c4 = plays[("connect_four_v3",)].steps_per_s
     results = []
     for key, play in plays.items():
-        if len(key) != 3:
+        if len(key) != 4:
             continue
-        name, n, obs = key
+        name, n, obs, _ = key
         aec = plays[(name,)].steps_per_s
         results.append(
             {

@@ -38,15 +38,21 @@ def test_bench_vec_refuses_bad_sizes(capsys) -> None:
     assert "positive ints" in capsys.readouterr().err
 
 
-def test_bench_vec_times_the_card_game(capsys) -> None:
+def test_bench_vec_times_the_card_game_with_each_thread_count(capsys) -> None:
+    import numba
+
     from carcassonne_rl.testing.bench_vec import VEC_ENVS, main
 
     assert "cardcassonne_v0" in VEC_ENVS
-    rows = main(("cardcassonne_v0",), (2,), 0.1, players=3, expansions=("messages",))
+    counts = tuple(sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}))
+    rows = main(("cardcassonne_v0",), (2,), 0.1, players=3, threads=counts,
+                expansions=("messages",))  # fmt: skip
     vec = [r for r in rows if r["num_envs"] != "aec"]
-    assert [(r["num_envs"], r["observations"]) for r in vec] == [(2, True), (2, False)]
+    assert [(r["observations"], r["num_threads"]) for r in vec] == [
+        (obs, k) for obs in (True, False) for k in counts
+    ]
     for r in rows:  # the tile game's expansions are not the card game's
         assert r["env"] == "cardcassonne_v0" and r["config"] == {"players": 3}
-    assert vec[0]["num_threads"] == 1 and not vec[0]["parallel"]
+    assert not any(r["parallel"] for r in vec)  # 2 games: fewer than PARALLEL_MIN
     assert vec[0]["observation_bytes_per_step"] == 1620 * 4 + 206
-    assert len(capsys.readouterr().out.splitlines()) == 3
+    assert len(capsys.readouterr().out.splitlines()) == len(rows) == len(vec) + 1

@@ -12,8 +12,9 @@ generator and observe them).
 ``num_threads`` (default 1): 1 steps the games one after the other in the calling thread,
 with no hand-off; ``k`` > 1 shares a step out over ``k`` of Numba's threads (``prange``,
 from ``PARALLEL_MIN`` games on). Each step then waits for every thread: on cores busy with
-other work that wait costs more than sharing gains (Numba's ``omp`` threading layer spins
-while it waits), so one thread is the default. The kernels release the GIL.
+other work that wait can cost more than sharing gains (Numba's ``omp`` threading layer
+spins while it waits), so one thread, whose cost is the step's own, is the default
+(docs/vector_envs.md measures both). The kernels release the GIL.
 """
 
 from __future__ import annotations
