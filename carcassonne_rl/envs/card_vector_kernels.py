@@ -195,33 +195,3 @@ def start_parallel(
         start_game(
             j, games, hist, params, ids, seeds, deck, players, observe, mask, obs, last_rel, seat
         )
-
-
-@njit(cache=True, nogil=True)
-def first_out_of_range(actions, low, num_actions):
-    """The first game whose action is not in ``low..num_actions-1``, else -1."""
-    for i in range(actions.shape[0]):
-        if actions[i] < low or actions[i] >= num_actions:
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def random_legal(mask, u, out):
-    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
-    uniformly random legal action for uniform ``u``; -1 where none is legal)."""
-    for i in range(mask.shape[0]):
-        row = mask[i]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a] != 0
-        out[i] = -1
-        if count == 0:
-            continue
-        k = min(int(u[i] * count), count - 1)
-        for a in range(row.shape[0]):
-            if row[a] != 0:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1

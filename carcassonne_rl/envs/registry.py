@@ -14,8 +14,8 @@ from typing import Any
 
 ENVS = ("carcassonne_v0", "carcassonne_v1", "cardcassonne_v0")
 
-#: the envs ``make_vec`` batches (the card game's is not batched yet)
-VECTOR_ENVS = ("carcassonne_v0", "carcassonne_v1")
+#: the envs ``make_vec`` batches: all of them
+VECTOR_ENVS = ENVS
 
 __all__ = ["ENVS", "VECTOR_ENVS", "env_name", "make", "make_raw", "make_vec"]
 
@@ -38,14 +38,15 @@ def make_raw(name: str, **kwargs: Any) -> Any:
 
 def make_vec(name: str, num_envs: int = 1, **kwargs: Any) -> Any:
     """``num_envs`` games of env ``name`` stepped together, a ``gymnasium.vector.VectorEnv``
-    (:class:`carcassonne_rl.envs.vector.TileVectorEnv`; docs/vector_envs.md). ``kwargs``:
-    the AEC env's arguments, plus ``observations`` (False: masks only) and ``copy``."""
-    _module(name)  # an unknown name is told apart from one not batched
-    if name not in VECTOR_ENVS:
-        raise ValueError(
-            f"{name} is not batched yet: make_vec plays {', '.join(VECTOR_ENVS)} (use "
-            f"make({name!r}) for one game at a time)"
-        )
+    (:class:`~carcassonne_rl.envs.vector.TileVectorEnv` for the tile game,
+    :class:`~carcassonne_rl.envs.card_vector.CardVectorEnv` for the card game;
+    docs/vector_envs.md). ``kwargs``: the AEC env's arguments, plus ``observations`` (False:
+    masks only), ``copy`` and ``num_threads`` (default 1: the calling thread)."""
+    _module(name)
+    if name == "cardcassonne_v0":
+        from carcassonne_rl.envs.card_vector import CardVectorEnv
+
+        return CardVectorEnv(name, num_envs, **kwargs)
     from carcassonne_rl.envs.vector import TileVectorEnv
 
     return TileVectorEnv(name, num_envs, **kwargs)

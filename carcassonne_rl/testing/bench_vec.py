@@ -1,15 +1,19 @@
-"""``bench vec``: steps/s of the tile vector envs beside the AEC envs and connect_four_v3.
+"""``bench vec``: steps/s of the vector envs beside the AEC envs and connect_four_v3.
 
-For each env (``carcassonne_v0``, ``carcassonne_v1``), each number of games ``N`` and with
-and without observations (``observations=False``: masks only), a vector env is stepped with
-a uniformly random legal action per game (``TileVectorEnv.random_actions``, one compiled
-call) and its steps/s counted as games stepped per second (``N`` per ``step``). In the same
+For each env (``carcassonne_v0``, ``carcassonne_v1``, ``cardcassonne_v0``), each number of
+games ``N`` and with and without observations (``observations=False``: masks only), a
+vector env (``make_vec``) is stepped with a uniformly random legal action per game
+(``random_actions``, one compiled call) and its steps/s counted as games stepped per second
+(``N`` per ``step``). In the same
 run, in turns of a quarter second (a change of the machine's load touches all alike), the
 AEC envs of the same configuration and PettingZoo's ``connect_four_v3`` are played as
 ``bench env`` plays them. One JSON line per result: ``{"benchmark": "vec", "env",
-"num_envs", "observations", "steps_per_s", "connect_four_v3_steps_per_s", "ratio",
-"aec_steps_per_s", "ratio_vs_aec", "observation_bytes_per_step", ...}``, then one line per
-AEC env. ``threads``: the vector envs' ``num_threads`` (default: Numba's).
+"num_envs", "observations", "num_threads", "parallel", "steps_per_s",
+"connect_four_v3_steps_per_s", "ratio", "aec_steps_per_s", "ratio_vs_aec",
+"observation_bytes_per_step", ...}``, then one line per AEC env. ``threads``: the vector
+envs' ``num_threads`` (default: theirs, 1), or a tuple of them, each timed in the same run.
+``expansions`` (and any other keyword) apply to the tile envs; the card game has none, its
+lines' ``config`` says what it played.
 """
 
 from __future__ import annotations
@@ -19,12 +23,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numba
 import numpy as np
 
+from carcassonne_rl.envs.registry import VECTOR_ENVS
 from carcassonne_rl.testing.bench_env import RandomPlay, make_env
 
-VEC_ENVS = ("carcassonne_v0", "carcassonne_v1")
+VEC_ENVS = VECTOR_ENVS
 SIZES = (1, 16, 256, 1024)
 
 
@@ -70,9 +74,17 @@ def _vec_maker(
     def make():
         from carcassonne_rl.envs import make_vec
 
-        return make_vec(name, num_envs=n, observations=observations, num_threads=threads, **kwargs)
+        more = {} if threads is None else {"num_threads": threads}
+        return make_vec(name, num_envs=n, observations=observations, **more, **kwargs)
 
     return make
+
+
+def _config(name: str, kwargs: dict) -> dict:
+    """The arguments env ``name`` plays with (the card game has no ``expansions``)."""
+    if name.startswith("cardcassonne"):
+        return {k: v for k, v in kwargs.items() if k != "expansions"}
+    return kwargs
 
 
 def main(
@@ -81,7 +93,7 @@ def main(
     seconds: float = 2.0,
     players: int = 2,
     slice_s: float = 0.25,
-    threads: int | None = None,
+    threads: int | tuple[int, ...] | None = None,
     **kwargs: Any,
 ) -> list[dict]:
     """Time every (env, N, observations or not) beside the AEC envs and connect_four_v3;
@@ -90,14 +102,17 @@ def main(
     if unknown:
         raise ValueError(f"unknown vector env(s) {unknown}; expected some of {VEC_ENVS}")
     kwargs = {"players": players, **kwargs}
+    counts = threads if isinstance(threads, tuple) else (threads,)
     plays: dict[tuple, Any] = {
         ("connect_four_v3",): RandomPlay(lambda: make_env("connect_four_v3"))
     }
     for name in envs:
-        plays[(name,)] = RandomPlay(lambda name=name: make_env(name, **kwargs))
+        config = _config(name, kwargs)
+        plays[(name,)] = RandomPlay(lambda name=name, config=config: make_env(name, **config))
         for n in sizes:
             for obs in (True, False):
-                plays[(name, n, obs)] = VecPlay(_vec_maker(name, n, obs, threads, kwargs))
+                for k in counts:
+                    plays[(name, n, obs, k)] = VecPlay(_vec_maker(name, n, obs, k, config))
     rounds = max(1, round(seconds / slice_s))
     for _ in range(rounds):
         for play in plays.values():
@@ -105,9 +120,9 @@ def main(
     c4 = plays[("connect_four_v3",)].steps_per_s
     results = []
     for key, play in plays.items():
-        if len(key) != 3:
+        if len(key) != 4:
             continue
-        name, n, obs = key
+        name, n, obs, _ = key
         aec = plays[(name,)].steps_per_s
         results.append(
             {
@@ -115,8 +130,9 @@ def main(
                 "env": name,
                 "num_envs": n,
                 "observations": obs,
-                "num_threads": threads or numba.get_num_threads(),
-                "config": kwargs,
+                "num_threads": play.env.num_threads,
+                "parallel": play.env.parallel,
+                "config": _config(name, kwargs),
                 "steps_per_s": round(play.steps_per_s, 1),
                 "connect_four_v3_steps_per_s": round(c4, 1),
                 "ratio": round(play.steps_per_s / c4, 2),
@@ -133,7 +149,7 @@ def main(
                 "benchmark": "vec",
                 "env": name,
                 "num_envs": "aec",
-                "config": kwargs,
+                "config": _config(name, kwargs),
                 "steps_per_s": round(aec, 1),
                 "connect_four_v3_steps_per_s": round(c4, 1),
                 "ratio": round(aec / c4, 2),

@@ -143,9 +143,30 @@ def test_bad_actions_are_refused_before_any_game_moves(actions, match) -> None:
     assert env.game_state(0).to_json() == before
 
 
-def test_make_vec_names_what_it_cannot_batch() -> None:
-    with pytest.raises(ValueError, match="not batched yet"):
-        make_vec("cardcassonne_v0", num_envs=2)
+@pytest.mark.parametrize("name", ["carcassonne_v0", "carcassonne_v1", "cardcassonne_v0"])
+def test_make_vec_of_each_env_is_a_working_vector_env(name) -> None:
+    from gymnasium.vector import VectorEnv
+
+    env = make_vec(name, num_envs=3, players=3)
+    assert isinstance(env, VectorEnv) and env.num_envs == 3 and env.num_threads == 1
+    obs, infos = env.reset(seed=5)
+    alone = make(name, players=3)
+    alone.reset(seed=6)
+    _same_obs(obs, 1, _aec_obs(alone), "reset")
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        obs, rewards, term, trunc, infos = env.step(env.random_actions(rng))
+        assert obs in env.observation_space and rewards.shape == (3, 3)
+        assert obs["action_mask"].any(axis=1).all()  # same-step reset: a move everywhere
+        if term.any():
+            assert np.array_equal(infos["_final_obs"], term)
+        ended += int(term.sum())
+    assert ended >= 1
+    env.close()
+
+
+def test_make_vec_refuses_bad_arguments() -> None:
     with pytest.raises(ValueError, match="unknown env"):
         make_vec("chess_v6", num_envs=2)
     with pytest.raises(ValueError, match="num_envs"):
@@ -154,6 +175,34 @@ def test_make_vec_names_what_it_cannot_batch() -> None:
         make_vec("carcassonne_v1", num_envs=2, num_threads=0)
     with pytest.raises(ValueError, match="players"):
         make_vec("carcassonne_v1", num_envs=2, players=7)
+
+
+def test_an_env_whose_arguments_were_refused_closes_quietly() -> None:
+    from carcassonne_rl.envs.vector import TileVectorEnv
+
+    env = TileVectorEnv.__new__(TileVectorEnv)
+    with pytest.raises(ValueError, match="players"):
+        env.__init__("carcassonne_v1", 2, players=7)
+    env.close()  # no self.raw: nothing to close, no AttributeError
+    assert env.closed
+
+
+def test_threads_share_a_step_and_play_the_same_games() -> None:
+    import numba
+
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    one = make_vec("carcassonne_v1", num_envs=64, players=2)
+    many = make_vec("carcassonne_v1", num_envs=64, players=2, num_threads=threads)
+    assert not one.parallel and many.parallel == (threads > 1)
+    obs, _ = one.reset(seed=1)
+    obs2, _ = many.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        actions = one.random_actions(rng)
+        obs, rewards, term, _, _ = one.step(actions)
+        obs2, rewards2, term2, _, _ = many.step(actions)
+        assert np.array_equal(rewards, rewards2) and np.array_equal(term, term2)
+        assert all(np.array_equal(obs[k], obs2[k]) for k in obs)
 
 
 def test_gymnasium_makes_the_single_agent_view() -> None:

@@ -1,5 +1,5 @@
-"""The SB3 VecEnv over the tile vector env: the learner is to move in every game between
-steps, rewards and dones are the learner seat's, and MaskablePPO trains on it."""
+"""The SB3 VecEnv over the vector envs: the learner is to move in every game between steps,
+rewards and dones are the learner seat's, and MaskablePPO trains on it (both games)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from carcassonne_rl.envs.vector.sb3 import TileSB3VecEnv  # noqa: E402
+from carcassonne_rl.envs.vector.sb3 import SB3VecEnv  # noqa: E402
 
 
 def test_the_learner_moves_in_every_game_between_steps() -> None:
-    env = TileSB3VecEnv("carcassonne_v1", num_envs=6, learner_seat=1, players=3, seed=3)
+    env = SB3VecEnv("carcassonne_v1", num_envs=6, learner_seat=1, players=3, seed=3)
     obs = env.reset()
     assert set(obs) == {"board", "globals"} and obs["board"].shape[0] == 6
     rng = np.random.default_rng(0)
@@ -44,7 +44,7 @@ def test_an_opponent_callable_plays_the_other_seats() -> None:
         calls.append(len(games))
         return [int(np.flatnonzero(masks[i])[0]) for i in games]
 
-    env = TileSB3VecEnv("carcassonne_v0", num_envs=3, opponent=first_legal, seed=1)
+    env = SB3VecEnv("carcassonne_v0", num_envs=3, opponent=first_legal, seed=1)
     obs = env.reset()
     assert obs.shape == (3, 159, 29, 29)
     for _ in range(3):  # the learner's tile, its follower: then the opponent's turn
@@ -53,13 +53,13 @@ def test_an_opponent_callable_plays_the_other_seats() -> None:
         assert (env.venv.seats == 0).all()
     assert calls == [3, 3]  # the opponent's tile and follower, in the 3 games at once
     with pytest.raises(ValueError, match="learner_seat"):
-        TileSB3VecEnv("carcassonne_v1", num_envs=2, learner_seat=2)
+        SB3VecEnv("carcassonne_v1", num_envs=2, learner_seat=2)
 
 
 def test_maskable_ppo_trains_on_64_games() -> None:
     from sb3_contrib import MaskablePPO
 
-    env = TileSB3VecEnv("carcassonne_v1", num_envs=64, seed=0)
+    env = SB3VecEnv("carcassonne_v1", num_envs=64, seed=0)
     model = MaskablePPO(
         "MultiInputPolicy", env, n_steps=8, batch_size=128, n_epochs=1, seed=0,
         policy_kwargs={"net_arch": [16]}, device="cpu",
@@ -67,6 +67,26 @@ def test_maskable_ppo_trains_on_64_games() -> None:
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=1024)
     assert model.num_timesteps >= 1024
+    changed = [
+        not np.allclose(a.numpy(), b.detach().numpy())
+        for a, b in zip(before, model.policy.parameters(), strict=True)
+    ]
+    assert any(changed)
+
+
+def test_maskable_ppo_trains_on_the_card_game() -> None:
+    from sb3_contrib import MaskablePPO
+
+    env = SB3VecEnv("cardcassonne_v0", num_envs=16, learner_seat=1, players=3, seed=2)
+    obs = env.reset()
+    assert obs.shape == (16, 1620) and (env.venv.seats == 1).all()
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0,
+        policy_kwargs={"net_arch": [16]}, device="cpu",
+    )  # fmt: skip
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512 and (env.venv.seats == 1).all()
     changed = [
         not np.allclose(a.numpy(), b.detach().numpy())
         for a, b in zip(before, model.policy.parameters(), strict=True)

@@ -36,3 +36,23 @@ def test_bench_vec_refuses_bad_sizes(capsys) -> None:
         cli_main(["bench", "vec", "--sizes", "16,x"])
     assert stop.value.code == 2
     assert "positive ints" in capsys.readouterr().err
+
+
+def test_bench_vec_times_the_card_game_with_each_thread_count(capsys) -> None:
+    import numba
+
+    from carcassonne_rl.testing.bench_vec import VEC_ENVS, main
+
+    assert "cardcassonne_v0" in VEC_ENVS
+    counts = tuple(sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}))
+    rows = main(("cardcassonne_v0",), (2,), 0.1, players=3, threads=counts,
+                expansions=("messages",))  # fmt: skip
+    vec = [r for r in rows if r["num_envs"] != "aec"]
+    assert [(r["observations"], r["num_threads"]) for r in vec] == [
+        (obs, k) for obs in (True, False) for k in counts
+    ]
+    for r in rows:  # the tile game's expansions are not the card game's
+        assert r["env"] == "cardcassonne_v0" and r["config"] == {"players": 3}
+    assert not any(r["parallel"] for r in vec)  # 2 games: fewer than PARALLEL_MIN
+    assert vec[0]["observation_bytes_per_step"] == 1620 * 4 + 206
+    assert len(capsys.readouterr().out.splitlines()) == len(rows) == len(vec) + 1

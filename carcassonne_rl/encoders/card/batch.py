@@ -1,6 +1,6 @@
-"""The card observation of :mod:`.encoder` as a Numba kernel over a batched game's array
-(``games/cardcassonne/batch.py``): ``write_obs`` writes the same float32 bytes as
-``CardEncoder.encode_into`` writes for the same position and seat."""
+"""The card observation of :mod:`~carcassonne_rl.encoders.card.encoder` as a Numba kernel
+over a batched game's array (``games/cardcassonne/batch.py``): ``write_obs`` writes the same
+float32 bytes as ``CardEncoder.encode_into`` writes for the same position and seat."""
 
 from __future__ import annotations
 

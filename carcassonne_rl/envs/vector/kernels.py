@@ -1,4 +1,5 @@
-"""The Numba kernels of the tile vector env: one call steps every game (``prange``).
+"""The Numba kernels of the tile vector env: one call steps every game (``*_serial`` in the
+calling thread, ``*_parallel`` over Numba's threads, ``prange``).
 
 Per game they call the engine's kernel (``games/carcassonne/batch.play_code``, i.e.
 ``kernels.apply_action``) and the encoder's (``encoders/tile/batch``), and compute the
@@ -44,105 +45,126 @@ def _observe(board, ints, tiles, segs, n, width, obs_mode, origin, mask, planes,
     return dropped
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def step_all(board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
+@njit(cache=True, nogil=True)
+def _step_game(i, board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
              score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards, term,
              trunc, illegal, seat, status, dropped):  # fmt: skip
-    """Step game ``i`` with env action ``actions[i]`` (in range), for every game; a game whose
-    action is -1 waits (nothing of it changes, its reward is 0)."""
-    for i in prange(ints.shape[0]):
-        actor = ints[i, L.R_PLAYER]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        illegal[i] = -1
-        status[i] = L.OK
-        if a < 0:
-            term[i] = False
-            trunc[i] = False
-            continue
-        pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
-        gi = i if glob.shape[0] > 1 else i - i
-        if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
-            rewards[i, actor] = -1.0
-            term[i] = True
-            trunc[i] = True
-            illegal[i] = a
-            nxt = 0  # the wrapper's last() then shows the first seat (PettingZoo's dead step)
+    """Step game ``i`` with env action ``actions[i]`` (in range); a game whose action is -1
+    waits (nothing of it changes, its reward is 0)."""
+    actor = ints[i, L.R_PLAYER]
+    a = actions[i]
+    rewards[i, :] = 0.0
+    illegal[i] = -1
+    status[i] = L.OK
+    if a < 0:
+        term[i] = False
+        trunc[i] = False
+        return
+    pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
+    gi = i if glob.shape[0] > 1 else i - i
+    if mask[i, a] == 0:  # the classic wrapper: the game ends, -1 for the actor
+        rewards[i, actor] = -1.0
+        term[i] = True
+        trunc[i] = True
+        illegal[i] = a
+        nxt = 0  # the wrapper's last() then shows the first seat (PettingZoo's dead step)
+    else:
+        x0, y0 = origin[i, 0], origin[i, 1]
+        code = index_to_code(board[i], ints[i], tiles[i], width, x0, y0, a)
+        status[i] = play_code(board[i], ints[i], tiles[i], segs[i], events[i], pool[i],
+                              hist[i], code)  # fmt: skip
+        if score_diff:
+            total = 0.0
+            for q in range(n):
+                total += float(ints[i, L.R_SCORES + q])
+            for q in range(n):
+                s = float(ints[i, L.R_SCORES + q])
+                rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
+                rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
+                last_rel[i, q] = rel
+        over = ints[i, L.R_PHASE] == L.PHASE_OVER
+        term[i] = over
+        trunc[i] = False
+        if over:
+            best = ints[i, L.R_SCORES]
+            for q in range(1, n):
+                best = max(best, ints[i, L.R_SCORES + q])
+            nwin = 0
+            for q in range(n):
+                nwin += ints[i, L.R_SCORES + q] == best
+            for q in range(n):
+                if ints[i, L.R_SCORES + q] != best:
+                    rewards[i, q] += -1.0
+                elif nwin == 1:
+                    rewards[i, q] += 1.0
+            nxt = (actor + 1) % n
         else:
-            x0, y0 = origin[i, 0], origin[i, 1]
-            code = index_to_code(board[i], ints[i], tiles[i], width, x0, y0, a)
-            status[i] = play_code(board[i], ints[i], tiles[i], segs[i], events[i], pool[i],
-                                  hist[i], code)  # fmt: skip
-            if score_diff:
-                total = 0.0
-                for q in range(n):
-                    total += float(ints[i, L.R_SCORES + q])
-                for q in range(n):
-                    s = float(ints[i, L.R_SCORES + q])
-                    rel = s - (total - s) / (n - 1)  # GameEnv._relative_scores
-                    rewards[i, q] += (rel - last_rel[i, q]) / SCORE_SCALE
-                    last_rel[i, q] = rel
-            over = ints[i, L.R_PHASE] == L.PHASE_OVER
-            term[i] = over
-            trunc[i] = False
-            if over:
-                best = ints[i, L.R_SCORES]
-                for q in range(1, n):
-                    best = max(best, ints[i, L.R_SCORES + q])
-                nwin = 0
-                for q in range(n):
-                    nwin += ints[i, L.R_SCORES + q] == best
-                for q in range(n):
-                    if ints[i, L.R_SCORES + q] != best:
-                        rewards[i, q] += -1.0
-                    elif nwin == 1:
-                        rewards[i, q] += 1.0
-                nxt = (actor + 1) % n
-            else:
-                nxt = ints[i, L.R_PLAYER]
-        seat[i] = nxt
-        dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], n, width, obs_mode, origin[i],
-                              mask[i], planes[pi], glob[gi], scratch[i], views[i], nxt)  # fmt: skip
-        if term[i] and not (illegal[i] >= 0 and actor == 0):
-            mask[i, :] = 0  # (the wrapper's last() after an illegal move by seat 0: its mask)
+            nxt = ints[i, L.R_PLAYER]
+    seat[i] = nxt
+    dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], n, width, obs_mode, origin[i],
+                          mask[i], planes[pi], glob[gi], scratch[i], views[i], nxt)  # fmt: skip
+    if term[i] and not (illegal[i] >= 0 and actor == 0):
+        mask[i, :] = 0  # (the wrapper's last() after an illegal move by seat 0: its mask)
+
+
+@njit(cache=True, nogil=True)
+def step_serial(board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
+             score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards, term,
+             trunc, illegal, seat, status, dropped):  # fmt: skip
+    """``_step_game`` for every game, one after the other in the calling thread."""
+    for i in range(ints.shape[0]):
+        _step_game(i, board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
+                   score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards,
+                   term, trunc, illegal, seat, status, dropped)  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def start_all(board, ints, tiles, segs, events, pool, hist, ids, players, messages, autofig,
+def step_parallel(board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
+             score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards, term,
+             trunc, illegal, seat, status, dropped):  # fmt: skip
+    """``_step_game`` for every game, shared out over Numba's threads (``prange``)."""
+    for i in prange(ints.shape[0]):
+        _step_game(i, board, ints, tiles, segs, events, pool, hist, actions, n, width, obs_mode,
+                   score_diff, origin, mask, planes, glob, scratch, views, last_rel, rewards,
+                   term, trunc, illegal, seat, status, dropped)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _start_game(j, board, ints, tiles, segs, events, pool, hist, ids, players, messages, autofig,
               decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes, glob, scratch,
               views, last_rel, seat, dropped):  # fmt: skip
-    """Deal games ``ids`` anew (``batch.restart_game``) and write their first observation."""
-    for j in prange(ids.shape[0]):
-        i = ids[j]
-        restart_game(board[i], ints[i], tiles[i], segs[i], events[i], pool[i], players, messages,
-                     autofig, decks[j], ndecks[j], msgdecks[j])  # fmt: skip
-        hist[i, 0] = 0
-        last_rel[i, :] = 0.0
-        invalidate(views[i])
-        seat[i] = ints[i, L.R_PLAYER]
-        pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
-        gi = i if glob.shape[0] > 1 else i - i
-        dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], players, width, obs_mode,
-                              origin[i], mask[i], planes[pi], glob[gi], scratch[i], views[i],
-                              seat[i])  # fmt: skip
+    """Deal game ``ids[j]`` anew (``batch.restart_game``) and write its first observation."""
+    i = ids[j]
+    restart_game(board[i], ints[i], tiles[i], segs[i], events[i], pool[i], players, messages,
+                 autofig, decks[j], ndecks[j], msgdecks[j])  # fmt: skip
+    hist[i, 0] = 0
+    last_rel[i, :] = 0.0
+    invalidate(views[i])
+    seat[i] = ints[i, L.R_PLAYER]
+    pi = i if planes.shape[0] > 1 else i - i  # (i - i: 0 of the loop index's type)
+    gi = i if glob.shape[0] > 1 else i - i
+    dropped[i] = _observe(board[i], ints[i], tiles[i], segs[i], players, width, obs_mode,
+                          origin[i], mask[i], planes[pi], glob[gi], scratch[i], views[i],
+                          seat[i])  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def start_serial(board, ints, tiles, segs, events, pool, hist, ids, players, messages, autofig,
+              decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes, glob, scratch,
+              views, last_rel, seat, dropped):  # fmt: skip
+    """``_start_game`` for every game of ``ids``, in the calling thread."""
+    for j in range(ids.shape[0]):
+        _start_game(j, board, ints, tiles, segs, events, pool, hist, ids, players, messages,
+                    autofig, decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes,
+                    glob, scratch, views, last_rel, seat, dropped)  # fmt: skip
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def random_legal(mask, u, out):
-    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` in ``mask[i]`` (a
-    uniformly random legal action for uniform ``u``; -1 where none is legal)."""
-    for i in prange(mask.shape[0]):
-        row = mask[i]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a] != 0
-        out[i] = -1
-        if count == 0:
-            continue
-        k = min(int(u[i] * count), count - 1)
-        for a in range(row.shape[0]):
-            if row[a] != 0:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+def start_parallel(board, ints, tiles, segs, events, pool, hist, ids, players, messages, autofig,
+              decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes, glob, scratch,
+              views, last_rel, seat, dropped):  # fmt: skip
+    """``_start_game`` for every game of ``ids``, over Numba's threads (``prange``)."""
+    for j in prange(ids.shape[0]):
+        _start_game(j, board, ints, tiles, segs, events, pool, hist, ids, players, messages,
+                    autofig, decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes,
+                    glob, scratch, views, last_rel, seat, dropped)  # fmt: skip

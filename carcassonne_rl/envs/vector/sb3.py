@@ -1,10 +1,12 @@
-"""A stable-baselines3 ``VecEnv`` over the tile vector env: one learner seat, the other seats
-played by an opponent, all games stepped together (needs the ``train`` extra).
+"""A stable-baselines3 ``VecEnv`` over a vector env of either game: one learner seat, the other
+seats played by an opponent, all games stepped together (needs the ``train`` extra).
 
-``TileSB3VecEnv(name="carcassonne_v1", num_envs=64, learner_seat=0, opponent=None,
-**env_kwargs)``: every game stands at the learner's decision between steps. A step applies
-the learner's actions, then lets the opponent move in every game where another seat is to
-move, batched, until each game is back at the learner (or over). ``opponent``:
+``SB3VecEnv(name="carcassonne_v1", num_envs=64, learner_seat=0, opponent=None, seed=None,
+**env_kwargs)`` over ``make_vec(name, num_envs, **env_kwargs)`` (``carcassonne_v0``,
+``carcassonne_v1`` or ``cardcassonne_v0``): every game stands at the learner's decision
+between steps. A step applies the learner's actions, then lets the opponent move in every
+game where another seat is to move, batched, until each game is back at the learner (or
+over). ``opponent``:
 
 - ``None``: a uniformly random legal action (one compiled call for all games);
 - a callable ``opponent(obs, masks, games) -> actions``: ``obs`` the vector env's
@@ -13,12 +15,13 @@ move, batched, until each game is back at the learner (or over). ``opponent``:
   indices (``len(games)`` ints).
 
 Observations are the AEC env's without the mask (``carcassonne_v1``: the dict ``{"board",
-"globals"}``, for SB3's ``MultiInputPolicy``); ``env_method("action_masks")`` gives the
+"globals"}``, for SB3's ``MultiInputPolicy``; ``carcassonne_v0``'s planes and
+``cardcassonne_v0``'s vector: an array); ``env_method("action_masks")`` gives the
 learner's masks, as sb3-contrib's ``MaskablePPO`` asks for them. The reward is the learner
 seat's reward summed from its action to its next decision or the end; a finished game is
-dealt again at once (``infos[i]["terminal_observation"]``: its last observation, as
-:class:`~carcassonne_rl.envs.vector.TileVectorEnv` gives it; the rewards of the opponents'
-moves before the learner's first decision of the new game are not counted, as in
+dealt again at once (``infos[i]["terminal_observation"]``: its last observation, as the
+vector env gives it; the rewards of the opponents' moves before the learner's first
+decision of the new game are not counted, as in
 :class:`~carcassonne_rl.envs.single_agent.SingleAgentEnv`).
 """
 
@@ -31,13 +34,13 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from carcassonne_rl.envs.vector import TileVectorEnv
+from carcassonne_rl.envs.registry import make_vec
 
-__all__ = ["TileSB3VecEnv"]
+__all__ = ["SB3VecEnv"]
 
 
-class TileSB3VecEnv(VecEnv):
-    """The learner's view of ``num_envs`` tile games (see the module docstring)."""
+class SB3VecEnv(VecEnv):
+    """The learner's view of ``num_envs`` games (see the module docstring)."""
 
     def __init__(
         self,
@@ -48,7 +51,7 @@ class TileSB3VecEnv(VecEnv):
         seed: int | None = None,
         **env_kwargs: Any,
     ) -> None:
-        self.venv = TileVectorEnv(name, num_envs, **env_kwargs)
+        self.venv = make_vec(name, num_envs, **env_kwargs)
         n = self.venv.players
         if isinstance(learner_seat, bool) or learner_seat not in range(n):
             raise ValueError(f"learner_seat must be in 0..{n - 1}, got {learner_seat!r}")
@@ -109,7 +112,7 @@ class TileSB3VecEnv(VecEnv):
             return [masks[i] for i in ids]
         if method_name == "render":
             return [self.venv.render(i) for i in ids]
-        raise AttributeError(f"TileSB3VecEnv has no per-game method {method_name!r}")
+        raise AttributeError(f"SB3VecEnv has no per-game method {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False] * len(self._get_indices(indices))

@@ -2,14 +2,15 @@
 (the layout of :mod:`.batch_layout`), stepped by one Numba call over all of them (the rules
 of :mod:`.batch_kernels`; ``prange`` over the games, ``nogil``).
 
-The kernels are a second implementation of the rules of :mod:`.state` (the Python engine
-stays the reference; ``tests/games/cardcassonne/test_batch.py`` plays both in lockstep): the same
-legal action codes, the same deals, scores, rounds and end of game. Game ``i`` dealt with
-seed ``s`` is ``new_game(GameConfig(players, seed=s))``: the pile is shuffled inside the
-kernel by a port of CPython's ``random.Random(s).shuffle`` (Mersenne Twister, the same
-draws), so a reset costs no Python per game. Score events are not kept (the scores are);
-``state(i)`` replays game ``i``'s record through the Python engine when one is needed
-(rendering, records, checks).
+The kernels are a second implementation of the rules of
+:mod:`~carcassonne_rl.games.cardcassonne.state` (the Python engine stays the reference;
+``tests/games/cardcassonne/test_batch.py`` plays both in lockstep): the same legal action
+codes, the same deals, scores, rounds and end of game. Game ``i`` dealt with seed ``s`` is
+``new_game(GameConfig(players, seed=s))``: the pile is shuffled inside the kernel by a port
+of CPython's ``random.Random(s).shuffle`` (Mersenne Twister, the same draws), so a reset
+costs no Python per game. Score events are not kept (the scores are); ``state(i)`` replays
+game ``i``'s record through the Python engine when one is needed (rendering, records,
+checks).
 
 Auto-reset (``step``): the same-step mode. A game that ends in a step is dealt again in
 that step: ``done[i]`` is set, its final scores are in ``final_scores[i]``, and it starts

@@ -1,7 +1,8 @@
 """The rules of Cardcassonne as Numba kernels over one batched game's array (the layout of
-:mod:`.batch_layout`): a second implementation of :mod:`.state`, action for action (the
-Python engine stays the reference; ``tests/games/cardcassonne/test_batch.py`` plays both in
-lockstep). Score events are not kept, the scores are."""
+:mod:`.batch_layout`): a second implementation of
+:mod:`~carcassonne_rl.games.cardcassonne.state`, action for action (the Python engine stays
+the reference; ``tests/games/cardcassonne/test_batch.py`` plays both in lockstep). Score
+events are not kept, the scores are."""
 
 from __future__ import annotations
 
