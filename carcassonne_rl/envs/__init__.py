@@ -6,7 +6,7 @@ like PettingZoo's classic environments) and ``raw_env``. They are registered in 
 registry as ``carcassonne_rl/carcassonne-v0``, ``carcassonne_rl/carcassonne-v1`` and
 ``carcassonne_rl/cardcassonne-v0`` when the installed PettingZoo has one.
 ``make(name, **kwargs)`` builds the wrapped env by name (:mod:`.registry`);
-``make_vec(name, num_envs=N, **kwargs)`` ``N`` tile games stepped together, a
+``make_vec(name, num_envs=N, **kwargs)`` ``N`` games of any of them stepped together, a
 ``gymnasium.vector.VectorEnv`` (:mod:`.vector`, docs/vector_envs.md). Gymnasium's registry
 holds the single-agent view of each under the same ids (``gymnasium.make``).
 """
