@@ -9,8 +9,8 @@ board shared and the tiles taken off again, the rest copied back where an option
 changed it), and each afterstate is valued by :func:`.potentials.potentials_kernel`, the
 numbers and the order of operations being the reference's, so the values are the same.
 
-(The module's name starts with ``potentials`` so that ``games.carcassonne.jit_cache``
-wipes its compiled cache whenever an engine kernel it calls changes.)
+(A source of ``games.carcassonne.jit_cache``: its compiled cache is dropped whenever an
+engine kernel it calls changes.)
 """
 
 from __future__ import annotations

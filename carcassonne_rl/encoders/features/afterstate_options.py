@@ -29,8 +29,8 @@ are played on the position with its hidden order resampled from what the players
 (``resample_hidden(random.Random(0))``, as the reference path does): the afterstates never
 depend on the true hidden order.
 
-(The module's name starts with ``afterstate`` so that ``games.carcassonne.jit_cache``
-wipes its compiled cache whenever an engine kernel it calls changes.)
+(A source of ``games.carcassonne.jit_cache``: its compiled cache is dropped whenever an
+engine kernel it calls changes.)
 """
 
 from __future__ import annotations
