@@ -19,10 +19,10 @@ from pathlib import Path
 from carcassonne_rl.agents.registry import families_help
 from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
-from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
+from carcassonne_rl.games.registry import GAMES
 from carcassonne_rl.runtime.progress import count
 
-from .args import UserError, agent_specs, expansions, non_negative_int, positive
+from .args import UserError, add_table_arguments, agent_specs, non_negative_int, positive
 from .deals import add_deals_argument, note_deprecated_games
 from .run_folder import cluster_address, open_log, play_pending, run_folder
 
@@ -55,15 +55,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "deals per lineup, each played from every seat (once per seat rotation; once "
         "in all with --no-duplicate)",
     )
-    p.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
-    )
-    p.add_argument(
-        "--expansions",
-        type=expansions,
-        default=(),
-        help="tile game: comma-separated, from messages,labyrinth (default: none)",
-    )
+    add_table_arguments(p, "tile game: comma-separated, from messages,labyrinth (default: none)")
     dup = p.add_mutually_exclusive_group()
     dup.add_argument(
         "--duplicate",
