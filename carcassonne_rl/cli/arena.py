@@ -24,7 +24,7 @@ from carcassonne_rl.runtime.progress import count
 
 from .args import UserError, add_table_arguments, agent_specs, non_negative_int, positive
 from .deals import add_deals_argument, note_deprecated_games
-from .run_folder import cluster_address, open_log, play_pending, run_folder
+from .run_folder import cluster_address, open_log, play_pending, run_folder, stand_alone
 
 ARENA_RUNS = Path("runs/arena")
 
@@ -205,13 +205,7 @@ def save_game_records(results: list[GameResult], folder: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry: ``python -m carcassonne_rl.cli.arena --agents ...``."""
-    p = argparse.ArgumentParser(prog="carcassonne-rl arena", description=__doc__)
-    _add_arguments(p)
-    try:
-        return run_arena(p.parse_args(argv))
-    except UserError as err:
-        print(f"carcassonne-rl arena: error: {err}", file=sys.stderr)
-        return 2
+    return stand_alone("arena", __doc__, _add_arguments, run_arena, argv)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from carcassonne_rl.arena.report import write_csv
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 
 from .args import UserError, non_negative_int, positive
-from .run_folder import cluster_address, open_log, play_pending, run_folder
+from .run_folder import cluster_address, open_log, play_pending, run_folder, stand_alone
 
 LEADERBOARD_RUNS = Path("runs/leaderboard")
 
@@ -187,13 +187,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry: ``python -m carcassonne_rl.cli.leaderboard --game ...``."""
-    p = argparse.ArgumentParser(prog="carcassonne-rl leaderboard", description=__doc__)
-    _add_arguments(p)
-    try:
-        return run_leaderboard(p.parse_args(argv))
-    except UserError as err:
-        print(f"carcassonne-rl leaderboard: error: {err}", file=sys.stderr)
-        return 2
+    return stand_alone("leaderboard", __doc__, _add_arguments, run_leaderboard, argv)
 
 
 if __name__ == "__main__":

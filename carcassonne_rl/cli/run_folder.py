@@ -20,6 +20,24 @@ from carcassonne_rl.arena.match import run_jobs
 from .args import UserError
 
 
+def stand_alone(
+    name: str,
+    doc: str | None,
+    add_arguments: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[argparse.Namespace], int],
+    argv: list[str] | None,
+) -> int:
+    """``python -m carcassonne_rl.cli.NAME ...``: the sub-command ``name`` parsed from
+    ``argv`` and run; a ``UserError`` is one line on stderr and exit status 2."""
+    p = argparse.ArgumentParser(prog=f"carcassonne-rl {name}", description=doc)
+    add_arguments(p)
+    try:
+        return run(p.parse_args(argv))
+    except UserError as err:
+        print(f"carcassonne-rl {name}: error: {err}", file=sys.stderr)
+        return 2
+
+
 def run_folder(out: Path | None, runs: Path, name: str, overwrite: bool, resume: bool) -> Path:
     """Where the run's files go: ``out``, or a new dated folder ``runs/NAME-DATE-TIME``.
     ``UserError`` if ``out`` already holds files and neither ``overwrite`` nor ``resume``
