@@ -1,6 +1,7 @@
 """The Numba sources of the tile-game kernels, for the compile-cache guard of
 :mod:`carcassonne_rl.games.jit_cache`: every Numba source of the package that reads the
-engine's arrays (engine, tile encoder, vector env, tile heuristics and afterstate features)."""
+engine's arrays (engine, tile encoder, vector env, tile heuristics, afterstate features and
+the observation policy's features)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ SOURCES = (
     "encoders/features/table.py",
     "encoders/features/afterstate_options.py",
     "agents/tile/potentials_options.py",
+    "agents/tile/obs_policy/board.py",
+    "agents/tile/obs_policy/features.py",
 )
 _STAMP = "carcassonne_kernels.sha256"
 
