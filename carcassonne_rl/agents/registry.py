@@ -31,13 +31,11 @@ from carcassonne_rl.agents.keys import (
     DEPRECATED,
     KEYS,
     WHAT,
-    check_values,
     families_help,
     format_value,
-    values,
 )
 from carcassonne_rl.agents.positional import heuristic_search, pretrained, pretrained_search
-from carcassonne_rl.agents.resolve import to_named
+from carcassonne_rl.agents.resolve import spec_values, to_named
 from carcassonne_rl.agents.spec import is_named, parse
 from carcassonne_rl.games.registry import check_game
 
@@ -279,13 +277,7 @@ def load_trained(path: str, game: str, seed: int | None = None, shipped: bool = 
 
 def _make_named(text: str, game: str, seed: int | None) -> Agent:
     """The agent of a named spec (a family with keys, a pinned name or an alias)."""
-    from carcassonne_rl.agents.catalog import (
-        ALIASES,
-        PINNED,
-        model_or_path,
-        pinned_for,
-        shipped_model,
-    )
+    from carcassonne_rl.agents.catalog import ALIASES, PINNED, pinned_for
 
     parsed = parse(text)
     family = parsed.family
@@ -303,16 +295,7 @@ def _make_named(text: str, game: str, seed: int | None) -> Agent:
         agent = factory([], game, seed)
         agent.name = family
         return agent
-    v = values(text, family, parsed.args, game)
-    check_values(text, family, v, game)
-    net = None
-    for key in ("net", "model"):
-        if v.get(key) is not None:
-            v[key], net = (shipped_model if key == "model" else model_or_path)(v[key])
-    if family == "policy" and v["path"] is not None:
-        net = Path(v["path"])
-        if not net.exists():
-            raise ValueError(f"bad spec {text!r}: no model file or run folder at {v['path']}")
+    v, net = spec_values(text, family, parsed.args, game)
     if family in ("pretrained", "pretrained-obs") and v.get("sims") is None:
         agent = PINNED[ALIASES[game][family]].build(seed)  # the alias's pinned agent
     else:

@@ -32,16 +32,7 @@ def named_record(text: str, game: str) -> tuple[str, list[Path]]:
         if parsed.args:
             raise ValueError(f"bad spec {text!r}: {family} takes no named keys")
         return family, []
-    v = values(text, family, parsed.args, game)
-    check_values(text, family, v, game)
-    net = None
-    for key in ("net", "model"):
-        if v.get(key) is not None:
-            v[key], net = (shipped_model if key == "model" else model_or_path)(v[key])
-    if family == "policy" and v["path"] is not None:
-        net = Path(v["path"])
-        if not net.exists():
-            raise ValueError(f"bad spec {text!r}: no model file or run folder at {v['path']}")
+    v, net = spec_values(text, family, parsed.args, game)
     inner: list[Path] = []
     for key in ("agent", "target"):
         if v.get(key) is not None:
@@ -51,6 +42,24 @@ def named_record(text: str, game: str) -> tuple[str, list[Path]]:
     if pinned is not None and family in ("pretrained", "search", "pretrained-obs"):
         return named, _shipped_files(PINNED[pinned].files)
     return named, _named_files(family, v, net, game) + inner
+
+
+def spec_values(text: str, family: str, args: Any, game: str) -> tuple[dict[str, Any], Path | None]:
+    """The checked values of a keyed family's spec ``text`` (its parsed ``args``), a ``net=``
+    or ``model=`` value replaced by its canonical name, and the model file or run folder the
+    agent loads from (its ``net=``, ``model=`` or ``policy(path=...)``; ``None``: none named).
+    ``ValueError`` naming what is wrong."""
+    v = values(text, family, args, game)
+    check_values(text, family, v, game)
+    net = None
+    for key in ("net", "model"):
+        if v.get(key) is not None:
+            v[key], net = (shipped_model if key == "model" else model_or_path)(v[key])
+    if family == "policy" and v["path"] is not None:
+        net = Path(v["path"])
+        if not net.exists():
+            raise ValueError(f"bad spec {text!r}: no model file or run folder at {v['path']}")
+    return v, net
 
 
 def _record_of(spec: str, game: str) -> tuple[str, list[Path]]:

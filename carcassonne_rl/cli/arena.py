@@ -13,21 +13,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
-import time
-from datetime import datetime
 from pathlib import Path
 
 from carcassonne_rl.agents.registry import families_help
-from carcassonne_rl.arena.game_log import GameLog, GameLogError
-from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, run_jobs, schedule
+from carcassonne_rl.arena.match import GameResult, Setup, entry_labels, schedule
 from carcassonne_rl.arena.report import markdown_table, summarize, write_report
-from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
+from carcassonne_rl.games.registry import GAMES
 from carcassonne_rl.runtime.progress import count
 
-from .args import UserError, agent_specs, expansions, non_negative_int, positive
+from .args import UserError, add_table_arguments, agent_specs, non_negative_int, positive
 from .deals import add_deals_argument, note_deprecated_games
+from .run_folder import cluster_address, open_log, play_pending, run_folder, stand_alone
 
 ARENA_RUNS = Path("runs/arena")
 
@@ -58,15 +55,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "deals per lineup, each played from every seat (once per seat rotation; once "
         "in all with --no-duplicate)",
     )
-    p.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
-    )
-    p.add_argument(
-        "--expansions",
-        type=expansions,
-        default=(),
-        help="tile game: comma-separated, from messages,labyrinth (default: none)",
-    )
+    add_table_arguments(p, "tile game: comma-separated, from messages,labyrinth (default: none)")
     dup = p.add_mutually_exclusive_group()
     dup.add_argument(
         "--duplicate",
@@ -146,30 +135,6 @@ def add_arena_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def report_folder(out: Path | None, game: str, overwrite: bool, resume: bool = False) -> Path:
-    """Where the report goes: ``out``, or a new dated folder under ``runs/arena``.
-    ``UserError`` if ``out`` already holds files and neither ``overwrite`` nor ``resume``
-    is set, or ``resume`` is set without ``out``."""
-    if resume and out is None:
-        raise UserError("--resume needs --out: the folder of the match to go on with")
-    if out is None:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        folder = ARENA_RUNS / f"{game}-{stamp}"
-        n = 2
-        while folder.exists():
-            folder = ARENA_RUNS / f"{game}-{stamp}-{n}"
-            n += 1
-        return folder
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (overwrite or resume):
-        raise UserError(
-            f"--out {out} already holds files: add --overwrite to write over them, or choose "
-            "another --out"
-        )
-    return out
-
-
 def run_arena(args: argparse.Namespace) -> int:
     note_deprecated_games(args)
     if args.bootstrap < 0:
@@ -185,42 +150,18 @@ def run_arena(args: argparse.Namespace) -> int:
         opponents = agent_specs(args.opponents, args.game, "--opponents", exps)
     if not opponents and len(specs) < 2:
         raise UserError("--agents names one agent: name another, or its --opponents")
-    out = report_folder(args.out, args.game, args.overwrite, args.resume)
-    from carcassonne_rl.runtime.ray_session import ClusterError, check_reachable, resolve_address
-
-    try:  # the cluster is checked before anything is written
-        address = resolve_address(args.address)
-        if address:
-            check_reachable(address)
-    except ClusterError as err:
-        raise UserError(str(err)) from None
-    seed = args.seed
-    try:
-        if seed is None and args.resume:
-            seed = GameLog.saved_settings(out).get("seed")
-        seed = secrets.randbits(128) if seed is None else seed
-        settings = {
-            "game": args.game, "players": args.players, "expansions": list(exps),
-            "agents": specs, "opponents": opponents, "deals_per_lineup": args.deals,
-            "duplicate": args.duplicate, "seed": seed, "save_games": args.save_games,
-        }  # fmt: skip
-        log = GameLog(out, settings, resume=args.resume)
-    except GameLogError as err:
-        raise UserError(str(err)) from None
+    out = run_folder(args.out, ARENA_RUNS, args.game, args.overwrite, args.resume)
+    address = cluster_address(args.address)
+    seed, log = open_log(out, args.seed, args.resume, lambda seed: {
+        "game": args.game, "players": args.players, "expansions": list(exps),
+        "agents": specs, "opponents": opponents, "deals_per_lineup": args.deals,
+        "duplicate": args.duplicate, "seed": seed, "save_games": args.save_games,
+    })  # fmt: skip
     jobs = schedule(setup, specs, args.deals, args.duplicate, seed, args.save_games, opponents)
-    todo = log.pending(jobs)
-    if args.resume:
-        print(f"resuming {out}: {len(jobs) - len(todo)} of {len(jobs)} games already played")
-    t0 = time.perf_counter()
-    try:
-        run_jobs(todo, workers=args.workers, progress=args.progress, address=address,
-                 on_result=log.append)  # fmt: skip
-    except ClusterError as err:
-        raise UserError(str(err)) from None
-    except KeyboardInterrupt:
-        print(f"interrupted: {len(log.done)} of {len(jobs)} games are in {log.path}; the same "
-              "command plus --resume plays the others", file=sys.stderr)  # fmt: skip
+    played = play_pending(log, jobs, args, address, "--resume")
+    if played is None:
         return 130
+    resumed, seconds = played
     results = log.results(jobs)
     labels = entry_labels(specs + opponents)
     versus = [(labels[a], labels[len(specs) + o]) for a in range(len(specs))
@@ -231,8 +172,8 @@ def run_arena(args: argparse.Namespace) -> int:
         "deals_per_lineup": args.deals,
         "duplicate": args.duplicate,
         "seed": seed,
-        "seconds": round(time.perf_counter() - t0, 1),  # this invocation's
-        "games_resumed": len(jobs) - len(todo),
+        "seconds": seconds,  # this invocation's
+        "games_resumed": resumed,
     }
     summary = summarize(results, labels, setup, extra, args.bootstrap, versus)
     paths = write_report(summary, results, out)
@@ -264,13 +205,7 @@ def save_game_records(results: list[GameResult], folder: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry: ``python -m carcassonne_rl.cli.arena --agents ...``."""
-    p = argparse.ArgumentParser(prog="carcassonne-rl arena", description=__doc__)
-    _add_arguments(p)
-    try:
-        return run_arena(p.parse_args(argv))
-    except UserError as err:
-        print(f"carcassonne-rl arena: error: {err}", file=sys.stderr)
-        return 2
+    return stand_alone("arena", __doc__, _add_arguments, run_arena, argv)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from carcassonne_rl.runtime.errors import UserError
 
 __all__ = [
     "UserError",
+    "add_table_arguments",
     "add_validation_argument",
     "agent_specs",
     "check_expansions",
@@ -51,6 +52,18 @@ def add_validation_argument(p: argparse.ArgumentParser) -> None:
         default=0.1,
         help="share of the games held out for the report (default: 0.1)",
     )
+
+
+def add_table_arguments(
+    p: argparse.ArgumentParser,
+    expansions_help: str = "tile game only: comma-separated, from messages,labyrinth "
+    "(default: none)",
+) -> None:
+    """``--players`` (the seats, 2 by default) and ``--expansions`` (none by default)."""
+    p.add_argument(
+        "--players", type=int, choices=registry.PLAYER_COUNTS, default=2, help="seats (default: 2)"
+    )
+    p.add_argument("--expansions", type=expansions, default=(), help=expansions_help)
 
 
 def non_negative_int(text: str) -> int:

@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shlex
 import sys
-import time
 import zipfile
-from datetime import datetime
 from pathlib import Path
 
-from carcassonne_rl.arena.game_log import GameLog, GameLogError
 from carcassonne_rl.arena.leaderboard import (
     BOOTSTRAP_SAMPLES,
     count,
@@ -31,12 +27,12 @@ from carcassonne_rl.arena.leaderboard import (
 )
 from carcassonne_rl.arena.leaderboard import markdown as leaderboard_markdown
 from carcassonne_rl.arena.leaderboard import plot as leaderboard_plot
-from carcassonne_rl.arena.match import Setup, run_jobs
+from carcassonne_rl.arena.match import Setup
 from carcassonne_rl.arena.report import write_csv
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 
-from .arena import report_folder
 from .args import UserError, non_negative_int, positive
+from .run_folder import cluster_address, open_log, play_pending, run_folder, stand_alone
 
 LEADERBOARD_RUNS = Path("runs/leaderboard")
 
@@ -130,16 +126,6 @@ def regenerate_command(game: str, players: int, specs: list[str], deals: int, se
             f"--deals {deals} --seed {seed}")  # fmt: skip
 
 
-def _default_folder(game: str, players: int) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = LEADERBOARD_RUNS / f"{game}-{players}p-{stamp}"
-    n = 2
-    while folder.exists():
-        folder = LEADERBOARD_RUNS / f"{game}-{players}p-{stamp}-{n}"
-        n += 1
-    return folder
-
-
 def run_leaderboard(args: argparse.Namespace) -> int:
     try:
         setup = Setup(args.game, args.players)
@@ -153,42 +139,18 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UserError(f"--agents: {err}") from None
     specs = checked_specs(specs, args.game, args.players)
-    out = args.out
-    if out is None and not args.resume:
-        out = _default_folder(args.game, args.players)
-    out = report_folder(out, args.game, args.overwrite, args.resume)
-    from carcassonne_rl.runtime.ray_session import ClusterError, check_reachable, resolve_address
-
-    try:  # the cluster is checked before anything is written
-        address = resolve_address(args.address)
-        if address:
-            check_reachable(address)
-    except ClusterError as err:
-        raise UserError(str(err)) from None
-    seed = args.seed
-    try:
-        if seed is None and args.resume:
-            seed = GameLog.saved_settings(out).get("seed")
-        seed = secrets.randbits(128) if seed is None else seed
-        settings = {"leaderboard": True, "game": args.game, "players": args.players,
-                    "agents": specs, "deals": args.deals, "seed": seed}  # fmt: skip
-        log = GameLog(out, settings, resume=args.resume)
-    except GameLogError as err:
-        raise UserError(str(err)) from None
+    name = f"{args.game}-{args.players}p"
+    out = run_folder(args.out, LEADERBOARD_RUNS, name, args.overwrite, args.resume)
+    address = cluster_address(args.address)
+    seed, log = open_log(out, args.seed, args.resume, lambda seed: {
+        "leaderboard": True, "game": args.game, "players": args.players, "agents": specs,
+        "deals": args.deals, "seed": seed,
+    })  # fmt: skip
     jobs = leaderboard_jobs(setup, specs, args.deals, seed)
-    todo = log.pending(jobs)
-    if args.resume:
-        print(f"resuming {out}: {len(jobs) - len(todo)} of {len(jobs)} games already played")
-    t0 = time.perf_counter()
-    try:
-        run_jobs(todo, workers=args.workers, progress=args.progress, address=address,
-                 on_result=log.append, desc="leaderboard")  # fmt: skip
-    except ClusterError as err:
-        raise UserError(str(err)) from None
-    except KeyboardInterrupt:
-        print(f"interrupted: {len(log.done)} of {len(jobs)} games are in {log.path}; the same "
-              "command plus --out and --resume plays the others", file=sys.stderr)  # fmt: skip
+    played = play_pending(log, jobs, args, address, "--out and --resume", desc="leaderboard")
+    if played is None:
         return 130
+    resumed, seconds = played
     results = log.results(jobs)
     command = regenerate_command(args.game, args.players, specs, args.deals, seed)
     board = fit(results, specs, args.players, args.bootstrap)
@@ -199,8 +161,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         "agents": specs,
         "deals_per_pair": args.deals,
         "seed": seed,
-        "seconds": round(time.perf_counter() - t0, 1),  # this invocation's
-        "games_resumed": len(jobs) - len(todo),
+        "seconds": seconds,  # this invocation's
+        "games_resumed": resumed,
         "workers": args.workers,
         "ray": bool(address),
         **board,
@@ -225,13 +187,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry: ``python -m carcassonne_rl.cli.leaderboard --game ...``."""
-    p = argparse.ArgumentParser(prog="carcassonne-rl leaderboard", description=__doc__)
-    _add_arguments(p)
-    try:
-        return run_leaderboard(p.parse_args(argv))
-    except UserError as err:
-        print(f"carcassonne-rl leaderboard: error: {err}", file=sys.stderr)
-        return 2
+    return stand_alone("leaderboard", __doc__, _add_arguments, run_leaderboard, argv)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import sys
 from carcassonne_rl.envs.registry import ENVS
 from carcassonne_rl.games.registry import GAMES, PLAYER_COUNTS
 
-from .args import UserError, check_expansions
+from .args import UserError, add_table_arguments, check_expansions
 from .args import expansions as _expansions
 from .args import positive as _positive
 
@@ -48,15 +48,7 @@ def _add_bench_parser(sub) -> None:
     env.add_argument(
         "--seconds", type=_positive(float), default=5.0, help="duration per env (default: 5)"
     )
-    env.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
-    )
-    env.add_argument(
-        "--expansions",
-        type=_expansions,
-        default=(),
-        help="tile game only: comma-separated, from messages,labyrinth (default: none)",
-    )
+    add_table_arguments(env)
     _add_bench_vec_parser(bench_sub)
 
 
@@ -79,15 +71,7 @@ def _add_bench_vec_parser(bench_sub) -> None:
     vec.add_argument(
         "--seconds", type=_positive(float), default=2.0, help="duration per result (default: 2)"
     )
-    vec.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="seats (default: 2)"
-    )
-    vec.add_argument(
-        "--expansions",
-        type=_expansions,
-        default=(),
-        help="comma-separated, from messages,labyrinth (default: none)",
-    )
+    add_table_arguments(vec, "comma-separated, from messages,labyrinth (default: none)")
     vec.add_argument(
         "--threads",
         type=_positive(int),

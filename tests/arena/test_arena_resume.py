@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import carcassonne_rl.cli.arena as arena_cli
+import carcassonne_rl.cli.run_folder as run_folder
 from carcassonne_rl.arena.game_log import LOG_FILE, SETTINGS_FILE
 from carcassonne_rl.arena.match import run_jobs
 
@@ -51,14 +52,14 @@ def test_a_cut_match_resumes_to_the_games_of_an_uncut_one(tmp_path, monkeypatch,
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     assert arena_cli.main([*MATCH, "--out", str(whole)]) == 0
     played: list[int] = []
-    monkeypatch.setattr(arena_cli, "run_jobs", cut_after(4, played))
+    monkeypatch.setattr(run_folder, "run_jobs", cut_after(4, played))
     with pytest.raises(CutError):
         arena_cli.main([*MATCH, "--out", str(cut)])
     assert len((cut / LOG_FILE).read_text().splitlines()) == 4
     assert not (cut / "arena.json").exists()
     with (cut / LOG_FILE).open("a") as log:  # a game whose line a kill cut in the middle
         log.write('{"deal": 12, "rotation"')
-    monkeypatch.setattr(arena_cli, "run_jobs", counting(played))
+    monkeypatch.setattr(run_folder, "run_jobs", counting(played))
     at = MATCH.index("--seed")
     seedless = MATCH[:at] + MATCH[at + 2 :]  # the seed comes from match.json
     assert arena_cli.main([*seedless, "--out", str(cut), "--resume"]) == 0
@@ -99,7 +100,7 @@ def test_an_interrupted_match_says_how_to_go_on(tmp_path, monkeypatch, capsys) -
         run_jobs(jobs[:3], **kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arena_cli, "run_jobs", interrupted)
+    monkeypatch.setattr(run_folder, "run_jobs", interrupted)
     out = tmp_path / "m"
     assert arena_cli.main([*MATCH, "--out", str(out)]) == 130
     err = capsys.readouterr().err

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import carcassonne_rl.cli.leaderboard as board_cli
+import carcassonne_rl.cli.run_folder as run_folder
 from carcassonne_rl.agents.catalog import PINNED
 from carcassonne_rl.agents.registry import WHAT
 from carcassonne_rl.agents.spec import split_specs
@@ -269,7 +270,7 @@ def test_a_cut_run_resumes_to_the_games_of_an_uncut_one(tmp_path, monkeypatch, c
         run_jobs(jobs[:5], **kwargs)
         raise CutError
 
-    monkeypatch.setattr(board_cli, "run_jobs", cut_after_5)
+    monkeypatch.setattr(run_folder, "run_jobs", cut_after_5)
     with pytest.raises(CutError):
         board_cli.main([*three, "--out", str(cut)])
     assert not (cut / "leaderboard.json").exists()
@@ -278,7 +279,7 @@ def test_a_cut_run_resumes_to_the_games_of_an_uncut_one(tmp_path, monkeypatch, c
         played.append(len(jobs))
         return run_jobs(jobs, **kwargs)
 
-    monkeypatch.setattr(board_cli, "run_jobs", counting)
+    monkeypatch.setattr(run_folder, "run_jobs", counting)
     at = three.index("--seed")
     seedless = three[:at] + three[at + 2 :]  # the seed comes from the log's settings
     capsys.readouterr()

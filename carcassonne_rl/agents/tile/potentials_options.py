@@ -9,8 +9,8 @@ board shared and the tiles taken off again, the rest copied back where an option
 changed it), and each afterstate is valued by :func:`.potentials.potentials_kernel`, the
 numbers and the order of operations being the reference's, so the values are the same.
 
-(The module's name starts with ``potentials`` so that ``games.carcassonne.jit_cache``
-wipes its compiled cache whenever an engine kernel it calls changes.)
+(A source of ``games.carcassonne.jit_cache``: its compiled cache is dropped whenever an
+engine kernel it calls changes.)
 """
 
 from __future__ import annotations
@@ -30,13 +30,11 @@ from carcassonne_rl.agents.tile.potentials import (
 from carcassonne_rl.encoders.features.afterstate_options import (
     after_kernel,
     copy_position,
+    scratch,
     take_off,
 )
 from carcassonne_rl.games.carcassonne.layout import (
     ERR_LOG_FULL,
-    MAX_EVENTS,
-    MAX_POOL,
-    NEF,
     O_LEGAL,
     OK,
     PHASE_FOLLOWER,
@@ -79,15 +77,7 @@ def _margin(board, ints, tiles, segs, player, follower_value):
 def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
     """``out[i]``: the greedy margin of legal code ``i`` (a placement: of its best follower
     choice). Returns OK, or the status of an option that failed."""
-    b = board.copy()
-    i1 = ints.copy()
-    t1 = tiles.copy()
-    s1 = segs.copy()
-    i2 = ints.copy()
-    t2 = tiles.copy()
-    s2 = segs.copy()
-    events = np.empty((MAX_EVENTS, NEF), np.int32)
-    pool = np.empty(MAX_POOL, np.int32)
+    b, i1, t1, s1, i2, t2, s2, events, pool = scratch(board, ints, tiles, segs)
     placing = ints[R_PHASE] == PHASE_TILE
     slots0 = ints[R_NSLOTS]
     hi1 = slots0

@@ -29,8 +29,8 @@ are played on the position with its hidden order resampled from what the players
 (``resample_hidden(random.Random(0))``, as the reference path does): the afterstates never
 depend on the true hidden order.
 
-(The module's name starts with ``afterstate`` so that ``games.carcassonne.jit_cache``
-wipes its compiled cache whenever an engine kernel it calls changes.)
+(A source of ``games.carcassonne.jit_cache``: its compiled cache is dropped whenever an
+engine kernel it calls changes.)
 """
 
 from __future__ import annotations
@@ -151,6 +151,17 @@ def take_off(board, tiles, lo, hi):
 
 
 @njit(cache=True, nogil=True)
+def scratch(board, ints, tiles, segs):
+    """The scratch copies a position's options are played on (see the module docstring):
+    the board, registers, tiles and segments of an option, those of a placement's follower
+    option (the board shared), the score log and its pool."""
+    events = np.empty((MAX_EVENTS, NEF), np.int32)
+    pool = np.empty(MAX_POOL, np.int32)
+    return (board.copy(), ints.copy(), tiles.copy(), segs.copy(), ints.copy(), tiles.copy(),
+            segs.copy(), events, pool)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
 def copy_position(ints, tiles, segs, i2, t2, s2, rows):
     """Make ``(i2, t2, s2)`` play as ``(ints, tiles, segs)``, where they can differ: the
     registers and tables up to the frontier's used part, the legal codes, and the tiles and
@@ -183,15 +194,7 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     module docstring; at most :func:`option_capacity` rows); returns the rows written, or a
     negative status code (``layout.ERR_*``) if an option failed. The position's arrays are
     not changed."""
-    b = board.copy()
-    i1 = ints.copy()
-    t1 = tiles.copy()
-    s1 = segs.copy()
-    i2 = ints.copy()
-    t2 = tiles.copy()
-    s2 = segs.copy()
-    events = np.empty((MAX_EVENTS, NEF), np.int32)
-    pool = np.empty(MAX_POOL, np.int32)
+    b, i1, t1, s1, i2, t2, s2, events, pool = scratch(board, ints, tiles, segs)
     placing = ints[R_PHASE] == PHASE_TILE
     slots0 = ints[R_NSLOTS]
     hi1 = slots0  # rows of t1 / s1 that may differ from the position's: slots below hi1

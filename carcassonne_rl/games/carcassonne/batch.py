@@ -9,22 +9,19 @@ kernel (``kernels.apply_action``) on game ``i``'s rows, and game ``i`` dealt wit
 is a :class:`~carcassonne_rl.games.carcassonne.state.State` copy of game ``i`` (its record
 included), for rendering, records and checks.
 
-Auto-reset (``step``): the same-step mode. A game that ends in a step is dealt again in
-that step: ``done[i]`` is set, its final scores are in ``final_scores[i]``, and it starts
-anew with the next seed of its sequence ``seed + i``, ``seed + i + N``, ``seed + i + 2N``,
-... (``reset(seed)``) or of the seeds given to ``restart``. ``apply`` steps without
-resetting (a finished game stays finished).
+Auto-reset (``step``): the same-step mode of :mod:`carcassonne_rl.games.game_batch`.
+``apply`` steps without resetting (a finished game stays finished).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
 import numpy as np
 from numba import njit, prange
 
 from ..errors import IllegalActionError
+from ..game_batch import GameBatch
 from . import layout as L
 from .config import GameConfig, shuffled_deck
 from .kernels import apply_action, setup_game
@@ -129,19 +126,13 @@ def _restart_all(board, ints, tiles, segs, events, pool, hist, ids, players, mes
         hist[i, 0] = 0
 
 
-class TileBatch:
+class TileBatch(GameBatch):
     """``num_games`` tile games of one configuration (``config``; its seed is not used: each
     game has its own), stepped together (see the module docstring)."""
 
     def __init__(self, config: GameConfig, num_games: int) -> None:
-        if not isinstance(config, GameConfig):
-            raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
-            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-        if num_games < 1:
-            raise ValueError(f"num_games must be a positive int, got {num_games}")
-        n = self.num_games = int(num_games)
-        self.config = config
+        super().__init__(config, GameConfig, num_games, HISTORY_LEN)
+        n = self.num_games
         self.board = np.full((n, L.SIZE * L.SIZE), -1, np.int8)
         self.ints = np.zeros((n, L.INTS_LEN), np.int32)
         self.tiles = np.zeros((n, L.MAX_TILES, 4), np.int32)
@@ -150,30 +141,10 @@ class TileBatch:
         self.segs[:, :, L.S_OWNER] = -1
         self.events = np.zeros((n, L.MAX_EVENTS, L.NEF), np.int32)
         self.pool = np.zeros((n, L.MAX_POOL), np.int32)
-        self.history = np.zeros((n, HISTORY_LEN + 1), np.int32)  # [:, 0]: count
-        self.seeds = np.zeros(n, np.int64)  # the seed each game was dealt with
-        self.status = np.zeros(n, np.int32)
-        self.done = np.zeros(n, np.bool_)
-        self.final_scores = np.zeros((n, config.players), np.int64)
-        self._next_seed = np.arange(n, dtype=np.int64)
         self._options = (config.players, int(config.messages), int(config.figure_choice == "auto"))
 
     # ------------------------------------------------------------------ dealing
-    def reset(self, seed: int = 0) -> None:
-        """Deal every game: game ``i`` with seed ``seed + i`` (later deals: see ``step``)."""
-        n = self.num_games
-        self._next_seed = int(seed) + np.arange(n, dtype=np.int64)
-        self.restart(np.arange(n), self._next_seed.copy())
-        self._next_seed += n
-
-    def restart(self, ids: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
-        """Deal games ``ids`` again, game ``ids[j]`` with seed ``seeds[j]``."""
-        ids = np.asarray(ids, np.int64).reshape(-1)
-        seeds = np.asarray(seeds, np.int64).reshape(-1)
-        if len(ids) != len(seeds):
-            raise ValueError(f"restart: {len(ids)} games but {len(seeds)} seeds")
-        if len(ids) == 0:
-            return
+    def _deal(self, ids: np.ndarray, seeds: np.ndarray) -> None:
         decks = np.zeros((len(ids), L.MAX_DECK), np.int32)
         ndecks = np.zeros(len(ids), np.int64)
         msgdecks = np.zeros((len(ids), L.NUM_MESSAGES), np.int32)
@@ -182,7 +153,6 @@ class TileBatch:
             decks[j, : len(deck)] = deck
             ndecks[j] = len(deck)
             msgdecks[j] = msgs
-        self.seeds[ids] = seeds
         _restart_all(*self.arrays, self.history, ids, *self._options, decks, ndecks, msgdecks)
 
     # ------------------------------------------------------------------ stepping
@@ -202,11 +172,7 @@ class TileBatch:
             raise RuntimeError("score log or record overflow (raise the limits in layout.py)")
         return self.status
 
-    def step(self, codes: np.ndarray) -> np.ndarray:
-        """Apply ``codes[i]`` to game ``i`` (every code must be legal: ``IllegalActionError``
-        naming the first game where it is not, no game changed), then deal the games that
-        ended again (same-step auto-reset, see the module docstring); returns ``done``."""
-        codes = self._codes(codes)
+    def _check_legal(self, codes: np.ndarray) -> None:
         _check_all(self.ints, codes, self.status)
         bad = np.flatnonzero(self.status)
         if len(bad):
@@ -214,23 +180,6 @@ class TileBatch:
             raise IllegalActionError(
                 f"game {i}: code {int(codes[i])} is not legal in {self.state(i)!r}"
             )
-        self.apply(codes)
-        ended = np.flatnonzero(self.done)
-        if len(ended):
-            self.final_scores[ended] = self.scores[ended]
-            seeds = self._next_seed[ended]
-            self._next_seed[ended] += self.num_games
-            self.restart(ended, seeds)
-        return self.done
-
-    def _codes(self, codes) -> np.ndarray:
-        codes = np.asarray(codes)
-        if codes.shape != (self.num_games,) or codes.dtype.kind not in "iu":
-            raise ValueError(
-                f"codes must be an int array of shape ({self.num_games},), got "
-                f"{codes.dtype} {codes.shape}"
-            )
-        return codes.astype(np.int64, copy=False)
 
     # ------------------------------------------------------------------ reading
     def legal_codes(self, i: int) -> np.ndarray:

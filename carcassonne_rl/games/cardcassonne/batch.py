@@ -12,21 +12,17 @@ costs no Python per game. Score events are not kept (the scores are); ``state(i)
 game ``i``'s record through the Python engine when one is needed (rendering, records,
 checks).
 
-Auto-reset (``step``): the same-step mode. A game that ends in a step is dealt again in
-that step: ``done[i]`` is set, its final scores are in ``final_scores[i]``, and it starts
-anew with the next seed of its sequence ``seed + i``, ``seed + i + N``, ``seed + i + 2N``,
-... (``reset(seed)``) or of the seeds given to ``restart``. ``apply`` steps without
-resetting (a finished game stays finished).
+Auto-reset (``step``): the same-step mode of :mod:`carcassonne_rl.games.game_batch`.
+``apply`` steps without resetting (a finished game stays finished).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 from numba import njit, prange
 
 from ..errors import IllegalActionError
+from ..game_batch import GameBatch
 from .actions import NUM_ACTIONS
 from .batch_kernels import deal_game, play_code, write_mask
 from .batch_layout import (
@@ -65,49 +61,21 @@ def _masks_all(games, masks):
         write_mask(games[i], masks[i])
 
 
-class CardBatch:
+class CardBatch(GameBatch):
     """``num_games`` Cardcassonne games of one configuration (``config``; its seed is not
-    used: each game has its own), stepped together (see the module docstring)."""
+    used: each game has its own), stepped together (see the module docstring). Seeds are
+    0 <= seed < 2**32 (the seeds ``GameEnv.reset`` draws)."""
 
     def __init__(self, config: GameConfig, num_games: int) -> None:
-        if not isinstance(config, GameConfig):
-            raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
-            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-        if num_games < 1:
-            raise ValueError(f"num_games must be a positive int, got {num_games}")
-        n = self.num_games = int(num_games)
-        self.config = config
+        super().__init__(config, GameConfig, num_games, HISTORY_LEN)
         self.players = config.players
         self.params = rules_params(config)
-        self.games = np.zeros((n, GAME_LEN), np.int32)
-        self.history = np.zeros((n, HISTORY_LEN + 1), np.int32)  # [:, 0]: count
-        self.seeds = np.zeros(n, np.int64)  # the seed each game was dealt with
-        self.status = np.zeros(n, np.int32)
-        self.done = np.zeros(n, np.bool_)
-        self.final_scores = np.zeros((n, config.players), np.int64)
-        self._next_seed = np.arange(n, dtype=np.int64)
+        self.games = np.zeros((self.num_games, GAME_LEN), np.int32)
 
     # ------------------------------------------------------------------ dealing
-    def reset(self, seed: int = 0) -> None:
-        """Deal every game: game ``i`` with seed ``seed + i`` (later deals: see ``step``)."""
-        n = self.num_games
-        self._next_seed = int(seed) + np.arange(n, dtype=np.int64)
-        self.restart(np.arange(n), self._next_seed.copy())
-        self._next_seed += n
-
-    def restart(self, ids: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
-        """Deal games ``ids`` again, game ``ids[j]`` with seed ``seeds[j]`` (0 <= seed < 2**32:
-        the seeds ``GameEnv.reset`` draws)."""
-        ids = np.asarray(ids, np.int64).reshape(-1)
-        seeds = np.asarray(seeds, np.int64).reshape(-1)
-        if len(ids) != len(seeds):
-            raise ValueError(f"restart: {len(ids)} games but {len(seeds)} seeds")
-        if len(seeds) and (seeds.min() < 0 or seeds.max() >= 2**32):
+    def _deal(self, ids: np.ndarray, seeds: np.ndarray) -> None:
+        if seeds.min() < 0 or seeds.max() >= 2**32:
             raise ValueError("restart: the batched deal takes seeds 0 <= seed < 2**32")
-        if len(ids) == 0:
-            return
-        self.seeds[ids] = seeds
         _restart_all(self.games, self.history, ids, seeds, STANDARD_DECK, self.players,
                      self.params)  # fmt: skip
 
@@ -122,34 +90,13 @@ class CardBatch:
             raise RuntimeError("a game's record is full (raise batch_layout.HISTORY_LEN)")
         return self.status
 
-    def step(self, codes: np.ndarray) -> np.ndarray:
-        """Apply ``codes[i]`` to game ``i`` (every code must be legal: ``IllegalActionError``
-        naming the first game where it is not, no game changed), then deal the games that
-        ended again (same-step auto-reset, see the module docstring); returns ``done``."""
-        codes = self._codes(codes)
+    def _check_legal(self, codes: np.ndarray) -> None:
         masks = self.masks()
         ok = (codes >= 0) & (codes < NUM_ACTIONS)
         ok[ok] = masks[np.flatnonzero(ok), codes[ok]] != 0
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             raise IllegalActionError(f"game {i}: code {int(codes[i])} is not legal now")
-        self.apply(codes)
-        ended = np.flatnonzero(self.done)
-        if len(ended):
-            self.final_scores[ended] = self.scores[ended]
-            seeds = self._next_seed[ended]
-            self._next_seed[ended] += self.num_games
-            self.restart(ended, seeds)
-        return self.done
-
-    def _codes(self, codes) -> np.ndarray:
-        codes = np.asarray(codes)
-        if codes.shape != (self.num_games,) or codes.dtype.kind not in "iu":
-            raise ValueError(
-                f"codes must be an int array of shape ({self.num_games},), got "
-                f"{codes.dtype} {codes.shape}"
-            )
-        return codes.astype(np.int64, copy=False)
 
     # ------------------------------------------------------------------ reading
     def masks(self) -> np.ndarray:
