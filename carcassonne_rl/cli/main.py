@@ -58,7 +58,7 @@ def _add_bench_vec_parser(bench_sub) -> None:
     )
     vec.add_argument(
         "--env",
-        choices=("carcassonne_v0", "carcassonne_v1", "all"),
+        choices=(*ENVS, "all"),
         default="all",
         help="vector env to time (default: all)",
     )
@@ -71,12 +71,14 @@ def _add_bench_vec_parser(bench_sub) -> None:
     vec.add_argument(
         "--seconds", type=_positive(float), default=2.0, help="duration per result (default: 2)"
     )
-    add_table_arguments(vec, "comma-separated, from messages,labyrinth (default: none)")
+    add_table_arguments(
+        vec, "tile game only: comma-separated, from messages,labyrinth (default: none)"
+    )
     vec.add_argument(
         "--threads",
         type=_positive(int),
         default=None,
-        help="threads of the compiled step (default: one per core)",
+        help="threads of the compiled step (default: 1, the calling thread)",
     )
 
 
