@@ -400,7 +400,8 @@ class ExpectimaxAgent(BaseAgent):
             refined[i] = self.expectation(opts[i].state, player)
         return opts, vals, refined
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         codes = state.legal_action_codes()
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])
