@@ -21,8 +21,8 @@ import gymnasium as gym
 import numpy as np
 
 from carcassonne_rl.envs.random_agent import RandomAgent
-from carcassonne_rl.games.carcassonne.views import for_agent
 from carcassonne_rl.envs.registry import env_name, make_raw
+from carcassonne_rl.games.carcassonne.views import for_agent
 
 
 def make_raw_env(game: str, **kwargs: Any):
