@@ -31,7 +31,8 @@ class Agent(Protocol):
         """Start a new game; ``seed`` makes the agent's choices reproducible."""
 
     def act(self, state: Any, player: int) -> int:
-        """An action code legal in ``state``, for seat ``player`` (the seat to decide)."""
+        """An action code legal in ``state`` (an engine state, or a tile seat's
+        ``TileView`` as the arena hands it), for seat ``player`` (the seat to decide)."""
 
 
 class BaseAgent:
