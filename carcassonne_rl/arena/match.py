@@ -97,7 +97,7 @@ def warm_up(spec: str, setup: Setup, decisions: int = WARM_UP_DECISIONS) -> None
         if state.is_over:
             break
         p = state.current_player
-        state.apply_code(int(agent.act(for_agent(state, p), p)))
+        state.apply_code(int(agent.act(for_agent(state, p, agent), p)))
 
 
 def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> GameResult:
@@ -123,7 +123,7 @@ def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> Game
             break
         p = state.current_player
         c0, t0 = time.process_time(), time.perf_counter()
-        code = agents[p].act(for_agent(state, p), p)  # a tile seat gets its TileView
+        code = agents[p].act(for_agent(state, p, agents[p]), p)  # a tile seat gets its TileView
         seconds[p] += time.perf_counter() - t0
         cpu_seconds[p] += time.process_time() - c0
         decisions[p] += 1

@@ -97,7 +97,7 @@ class SingleAgentEnv(gym.Env):
             player = state.current_player
             opp = self._opponent(player)
             if hasattr(opp, "act"):  # an agent: a tile seat gets its TileView
-                code = opp.act(for_agent(state, player), player)
+                code = opp.act(for_agent(state, player, opp), player)
             else:
                 code = opp(state, player)
             raw.step_code(int(code))

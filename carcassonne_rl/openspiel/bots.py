@@ -61,7 +61,8 @@ class AgentBot(pyspiel.Bot):
     def step(self, state: pyspiel.State) -> int:
         engine = state.engine
         seat = state.current_player()
-        code = int(self.agent.act(for_agent(engine, seat), seat))  # a tile seat: its view
+        # a tile seat is handed its view
+        code = int(self.agent.act(for_agent(engine, seat, self.agent), seat))
         index = self._game.encoder.index_of(engine, code)
         if index < 0:
             raise ValueError(

@@ -225,7 +225,8 @@ class PlaySession:
         frames = []
         while not self.state.is_over and self.state.current_player != self.seat:
             p = self.state.current_player
-            code = self.agents[p].act(for_agent(self.state, p), p)  # the seat's view
+            agent = self.agents[p]
+            code = agent.act(for_agent(self.state, p, agent), p)  # the seat's view
             decision = apply_logged(self.state, int(code), self.log)
             frame = seat_payload(self.state, self.seat)
             frame["decision"] = decision.for_seat(self.game, self.seat)

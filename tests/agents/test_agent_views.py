@@ -182,3 +182,42 @@ def test_for_agent_hands_tile_seats_a_view_only() -> None:
     assert isinstance(for_agent(state, 1), TileView) and for_agent(state, 1).player == 1
     card = cardcassonne.new_game(cardcassonne.GameConfig(2, 0))
     assert for_agent(card, 0) is card  # card agents build their PlayerView themselves
+
+
+#: the first 36 moves of a 3-player game (deal 5) as ``tile-search-v1`` played them; then
+#: a tile drawn after one of its candidates fits nowhere, and which tile that is comes from
+#: the pile
+SEARCH_MOVES = [51845, 2, 52491, 2, 51199, 2, 53135, 1, 52492, 0, 51193, 1, 51839, 2, 52496, 2,
+                51855, 1, 52482, 0, 52501, 4, 51210, 4, 52507, 1, 53145, 0, 51213, 2, 53129, 0,
+                53791, 3, 51860, 2]  # fmt: skip
+
+
+def test_tile_search_v1_reads_the_pile_and_v2_decides_from_the_view() -> None:
+    """``tile-search-v1`` is kept as it played (handed the full state: its move here follows
+    the true pile); ``tile-search-v2``, what ``pretrained:search`` is now, does not."""
+    state = new_game(GameConfig(3, seed=5))
+    for code in SEARCH_MOVES:
+        state.apply_code(code)
+    games = [state] + [state.resample_hidden(random.Random(k)) for k in range(2)]
+    moves = {}
+    for name in ("tile-search-v1", "tile-search-v2"):
+        moves[name] = []
+        for s in games:
+            agent = make_agent(name, "carcassonne", seed=0)
+            handed = for_agent(s, s.current_player, agent)
+            assert isinstance(handed, State if name.endswith("v1") else TileView)
+            moves[name].append(agent.act(handed, s.current_player))
+    assert moves["tile-search-v1"] == [53777, 53776, 53776]
+    assert moves["tile-search-v2"] == [53776, 53776, 53776]
+    with pytest.raises(ValueError, match="full state"):
+        make_agent("tile-search-v1", "carcassonne", seed=0).act(TileView(state, 0), 0)
+
+
+def test_only_the_kept_yardstick_is_handed_the_full_state() -> None:
+    from carcassonne_rl.agents.catalog import PINNED
+
+    specs = [(p.game, name) for name, p in PINNED.items()]
+    specs += [("carcassonne", s) for s in TILE_SPECS] + [("cardcassonne", s) for s in CARD_SPECS]
+    full = {name for game, name in specs
+            if getattr(make_agent(name, game, seed=0), "reads_hidden_order", False)}  # fmt: skip
+    assert full == {"tile-search-v1"}

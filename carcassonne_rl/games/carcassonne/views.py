@@ -236,8 +236,11 @@ def tile_view(state: State, player: int) -> TileView:
     return TileView(state, player)
 
 
-def for_agent(state: Any, player: int) -> Any:
-    """What an agent's ``act`` is handed for seat ``player``: a tile-game state becomes the
-    seat's :class:`TileView`; anything else (a view, a card-game state, whose agents build
-    their view themselves) is passed on unchanged."""
-    return TileView(state, player) if isinstance(state, State) else state
+def for_agent(state: Any, player: int, agent: Any = None) -> Any:
+    """What ``agent.act`` is handed for seat ``player``: a tile-game state becomes the seat's
+    :class:`TileView`; anything else (a view, a card-game state, whose agents build their view
+    themselves) is passed on unchanged, and so is the state for an agent that declares
+    ``reads_hidden_order`` (a measuring instrument kept as it played: ``tile-search-v1``)."""
+    if not isinstance(state, State) or getattr(agent, "reads_hidden_order", False):
+        return state
+    return TileView(state, player)
