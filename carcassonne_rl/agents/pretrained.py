@@ -308,8 +308,8 @@ def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
 def make_tile_search_v1(seed: int | None = None) -> BaseAgent:
     """``tile-search-v1``: :func:`make_tile_search`'s ``pretrained:search`` deciding from the
     full state, as before agents got their seat's view (it reads the pile in the rare case
-    of a drawn tile that fits nowhere; ``agents.tile.search.PileReadingAgent``)."""
-    from carcassonne_rl.agents.tile.search import PileReadingAgent
+    of a drawn tile that fits nowhere; ``agents.tile.pile_reading.PileReadingAgent``)."""
+    from carcassonne_rl.agents.tile.pile_reading import PileReadingAgent
 
     return PileReadingAgent(make_tile_search(["search"], seed))
 

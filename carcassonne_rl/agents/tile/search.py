@@ -37,7 +37,7 @@ option), with the same values and so the same moves.
 The search decides from the seat's view (``TileView.public_world``: the undrawn tiles in
 sorted order). The positions it plays through draw from that pile, and a drawn tile that fits
 nowhere is set aside there, so which tile that is comes from the sorted order, not the true
-one: ``tile-search-v2``. ``tile-search-v1`` (:class:`PileReadingAgent`) is the same search
+one: ``tile-search-v2``. ``tile-search-v1`` (:mod:`.pile_reading`) is the same search
 handed the full state, as it played before agents got their seat's view: in that rare case
 it read the true pile. It is kept, unchanged, as a yardstick.
 """
@@ -78,7 +78,6 @@ from carcassonne_rl.encoders.features.afterstate_options import (
 from carcassonne_rl.encoders.features.table import feature_set
 from carcassonne_rl.games.carcassonne import layout as L
 from carcassonne_rl.games.carcassonne.board_kernels import gen_placements
-from carcassonne_rl.games.carcassonne.state import State
 
 
 def unknown_tiles(state: Any) -> dict[int, int]:
@@ -424,55 +423,6 @@ class ExpectimaxAgent(BaseAgent):
             return opts[pick(vals, self.rng)].code
         opts, _, refined = self.search(state, player)
         return option_code(opts, pick(refined, self.rng))
-
-
-class PileReadingView:
-    """What :class:`PileReadingAgent` hands the search: the full state as the seat's view
-    (``public_world`` a copy of it, the true pile included)."""
-
-    __slots__ = ("player", "_state")
-
-    def __init__(self, state: State, player: int) -> None:
-        self.player, self._state = player, state
-
-    @property
-    def config(self) -> Any:
-        return self._state.config
-
-    def legal_codes(self) -> list[int]:
-        return self._state.legal_codes()
-
-    def public_world(self) -> State:
-        return self._state.clone()
-
-    def sample_world(self, rng: Any) -> State:
-        return self._state.resample_hidden(rng, self.player)
-
-
-class PileReadingAgent(BaseAgent):
-    """``tile-search-v1``: the tile search (``inner``, a built search) deciding from the full
-    state, as it did before agents got their seat's view. The arena, play and the envs hand
-    it the state (``reads_hidden_order``); a measuring instrument kept unchanged, not a
-    player to ship (``tile-search-v2`` is the same search from the seat's view)."""
-
-    reads_hidden_order = True
-
-    def __init__(self, inner: BaseAgent, name: str = "tile-search-v1") -> None:
-        super().__init__(inner.seed)
-        self.inner, self.name = inner, name
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.inner.reset(seed)
-
-    def act(self, state: Any, player: int) -> int:
-        if not isinstance(state, State):
-            raise ValueError(
-                f"{self.name} decides from the full state (it reads the pile order), got a "
-                f"{type(state).__name__}: hand it the engine state (for_agent does)"
-            )
-        v = PileReadingView(state, player)
-        return int(self.inner.decide(v, v.legal_codes()))
 
 
 def option_code(opts: Any, i: int) -> int:
