@@ -74,8 +74,13 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            _shipped("make_pretrained", "carcassonne", None)),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
-           "with the heuristic at 2 players, the table networks at 3-5",
+           "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
+           "(a tile drawn after a candidate that fits nowhere comes from the true pile)",
            ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne_2p",
+           _shipped("make_tile_search_v1")),
+    Pinned("tile-search-v2", "carcassonne",
+           "tile-search-v1 deciding from the seat's view (such a tile comes from the undrawn "
+           "tiles in sorted order)", ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne_2p",
            _shipped("make_tile_search", ["search"]),
            ("search",)),
     Pinned("tile-obs-v1", "carcassonne",
@@ -107,8 +112,8 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v2", "pretrained:search": "tile-search-v1",
-                    "search": "tile-search-v1", "pretrained-obs": "tile-obs-v1"},
+    "carcassonne": {"pretrained": "tile-net-v2", "pretrained:search": "tile-search-v2",
+                    "search": "tile-search-v2", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v1",
                      "search": "card-search-v1"},
 }  # fmt: skip

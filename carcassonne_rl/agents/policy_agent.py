@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.base import BaseAgent
+from carcassonne_rl.agents.base import BaseAgent, world_of
 
 SPEC_FILE = "policy_spec.json"
 _MODELS: dict[tuple[str, float], Any] = {}  # loaded models by (path, mtime), per process
@@ -153,7 +153,8 @@ class PolicyAgent(BaseAgent):
             observation=spec.get("observation", "v0"),
         )
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = world_of(v), v.player
         obs = self.encoder.encode(state, player)
         mask = self.encoder.action_mask(state).astype(bool)
         if not mask.any():

@@ -305,6 +305,15 @@ def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
                           tables={n: search(t) for n, t in tables.items()})  # fmt: skip
 
 
+def make_tile_search_v1(seed: int | None = None) -> BaseAgent:
+    """``tile-search-v1``: :func:`make_tile_search`'s ``pretrained:search`` deciding from the
+    full state, as before agents got their seat's view (it reads the pile in the rare case
+    of a drawn tile that fits nowhere; ``agents.tile.pile_reading.PileReadingAgent``)."""
+    from carcassonne_rl.agents.tile.pile_reading import PileReadingAgent
+
+    return PileReadingAgent(make_tile_search(["search"], seed))
+
+
 def load_trained(path: str, game: str, seed: int | None = None, shipped: bool = True) -> Any:
     """A trained model as an agent: a MaskablePPO ``.zip``, a tensors-only ``.npz`` (a tile-game
     or card-game value network, an exported tile observation policy or card-game policy), an

@@ -22,6 +22,7 @@ from typing import Any
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.games import registry
+from carcassonne_rl.games.carcassonne.views import for_agent
 from carcassonne_rl.runtime.seeds import arena_deal, arena_game_seed, seat_seed
 
 
@@ -95,7 +96,8 @@ def warm_up(spec: str, setup: Setup, decisions: int = WARM_UP_DECISIONS) -> None
     for _ in range(decisions):
         if state.is_over:
             break
-        state.apply_code(int(agent.act(state, state.current_player)))
+        p = state.current_player
+        state.apply_code(int(agent.act(for_agent(state, p, agent), p)))
 
 
 def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> GameResult:
@@ -121,7 +123,7 @@ def play_game(job: Job, max_decisions: int = 100_000, warm: bool = True) -> Game
             break
         p = state.current_player
         c0, t0 = time.process_time(), time.perf_counter()
-        code = agents[p].act(state, p)
+        code = agents[p].act(for_agent(state, p, agents[p]), p)  # a tile seat gets its TileView
         seconds[p] += time.perf_counter() - t0
         cpu_seconds[p] += time.process_time() - c0
         decisions[p] += 1

@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from carcassonne_rl.games.carcassonne.views import for_agent
+
 
 class RandomAgent:
     """Picks uniformly among the legal action codes (Agent protocol: ``reset``, ``act``).
@@ -30,9 +32,14 @@ class RandomAgent:
         self.rng = random.Random(self.seed)
 
     def act(self, state: Any, player: int) -> int:
-        """One ``rng.randrange`` draw over ``state.legal_action_codes()``."""
-        codes = state.legal_action_codes()
-        return int(codes[self.rng.randrange(len(codes))])
+        """One ``rng.randrange`` draw over the legal codes, from the seat's view (a tile
+        state becomes its :class:`~carcassonne_rl.games.carcassonne.views.TileView`)."""
+        v = for_agent(state, player)
+        return self.decide(v, v.legal_codes())
+
+    def decide(self, v: Any, legal: list[int]) -> int:
+        """One ``rng.randrange`` draw over ``legal``."""
+        return int(legal[self.rng.randrange(len(legal))])
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -22,6 +22,7 @@ import numpy as np
 
 from carcassonne_rl.envs.random_agent import RandomAgent
 from carcassonne_rl.envs.registry import env_name, make_raw
+from carcassonne_rl.games.carcassonne.views import for_agent
 
 
 def make_raw_env(game: str, **kwargs: Any):
@@ -95,7 +96,10 @@ class SingleAgentEnv(gym.Env):
             state = raw.game_state
             player = state.current_player
             opp = self._opponent(player)
-            code = opp.act(state, player) if hasattr(opp, "act") else opp(state, player)
+            if hasattr(opp, "act"):  # an agent: a tile seat gets its TileView
+                code = opp.act(for_agent(state, player, opp), player)
+            else:
+                code = opp(state, player)
             raw.step_code(int(code))
             total += raw.rewards[learner]
         return total

@@ -22,6 +22,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.registry import register_agent_family
+from carcassonne_rl.games.carcassonne.views import TileView, for_agent
 from carcassonne_rl.runtime.seeds import openspiel_search_seed
 
 from .card_game import cards_drawn
@@ -59,7 +60,9 @@ class AgentBot(pyspiel.Bot):
 
     def step(self, state: pyspiel.State) -> int:
         engine = state.engine
-        code = int(self.agent.act(engine, state.current_player()))
+        seat = state.current_player()
+        # a tile seat is handed its view
+        code = int(self.agent.act(for_agent(engine, seat, self.agent), seat))
         index = self._game.encoder.index_of(engine, code)
         if index < 0:
             raise ValueError(
@@ -162,6 +165,8 @@ class OpenSpielAgent:
         self._calls = 0
 
     def act(self, state: Any, player: int) -> int:
+        if isinstance(state, TileView):  # OpenSpiel's chance nodes draw: the order is unused
+            state = state.public_world()
         key = repr(state.config)
         game = self._games.get(key)
         if game is None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.games import registry
+from carcassonne_rl.games.carcassonne.views import for_agent
 from carcassonne_rl.games.record_header import game_of
 from carcassonne_rl.runtime.seeds import seat_seed
 
@@ -224,7 +225,8 @@ class PlaySession:
         frames = []
         while not self.state.is_over and self.state.current_player != self.seat:
             p = self.state.current_player
-            code = self.agents[p].act(self.state, p)
+            agent = self.agents[p]
+            code = agent.act(for_agent(self.state, p, agent), p)  # the seat's view
             decision = apply_logged(self.state, int(code), self.log)
             frame = seat_payload(self.state, self.seat)
             frame["decision"] = decision.for_seat(self.game, self.seat)

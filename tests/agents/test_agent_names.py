@@ -164,7 +164,7 @@ def test_a_resolution_names_the_pinned_agent_its_files_and_the_version() -> None
 
     record = registry.resolution("pretrained:search", TILE)
     assert record["spec"] == "pretrained:search" and record["named"] == "search"
-    assert record["pinned"] == "tile-search-v1"
+    assert record["pinned"] == "tile-search-v2"
     files = ["carcassonne_2p.npz", "carcassonne_table.npz", "carcassonne_table_greedy.npz"]
     assert [f["file"] for f in record["files"]] == files
     for f in record["files"]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.base import BaseAgent
+from carcassonne_rl.agents.base import BaseAgent, world_of
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError, single_threaded_blas
 
 CARD_POLICY_KIND = "card_policy"
@@ -26,10 +26,11 @@ class CardNetAgent(BaseAgent):
         self.name = name
         single_threaded_blas()
 
-    def act(self, state: Any, player: int) -> int:
-        codes = state.legal_codes()
+    def decide(self, v: Any, legal: list[int]) -> int:
+        codes = legal
         if len(codes) == 1:
             return int(codes[0])
+        state, player = world_of(v), v.player
         obs = self.encoder.encode(state, player)  # the seat's own view: nothing hidden
         logits = self.net.forward(obs[None])[0]
         idx = [self.encoder.index_of(state, int(c)) for c in codes]

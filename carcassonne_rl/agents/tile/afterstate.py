@@ -210,7 +210,8 @@ class AfterstateAgent(BaseAgent):
         self.scale = float(net.meta["value_scale"])
         single_threaded_blas()
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         codes = state.legal_action_codes()
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])

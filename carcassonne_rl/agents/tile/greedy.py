@@ -76,7 +76,8 @@ class TileGreedyAgent(BaseAgent):
                 out.append((int(code), self.score(child, player)))
         return out
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         scored = self.evaluate(state, player)
         best = max(s for _, s in scored)
         ties = [c for c, s in scored if s >= best - 1e-9]

@@ -106,7 +106,8 @@ class TileHeuristicAgent(BaseAgent):
             best[opt.code] = max(best.get(opt.code, -1e18), m)
         return list(best.items())
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         codes = state.legal_action_codes()
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])

@@ -100,13 +100,13 @@ class TileMCTSAgent(BaseAgent):
         """The decisions the search considers in ``s``."""
         return s.legal_action_codes().tolist()
 
-    def act(self, state: Any, player: int) -> int:
-        codes = state.legal_action_codes()
+    def decide(self, v: Any, legal: list[int]) -> int:
+        codes = v.legal_action_codes()
         if len(codes) == 1:
             return int(codes[0])
 
         def determinize(rng):
-            return state.resample_hidden(rng, player)
+            return v.sample_world(rng)
 
         stats = search(
             determinize,

@@ -33,6 +33,13 @@ compiled option kernel (``encoders.features.afterstate_options``), and only the 
 the search goes on from (the candidates, the replies it continues, the continuations'
 moves) are made as Python states; ``kernel=False`` plays the reference path (a clone per
 option), with the same values and so the same moves.
+
+The search decides from the seat's view (``TileView.public_world``: the undrawn tiles in
+sorted order). The positions it plays through draw from that pile, and a drawn tile that fits
+nowhere is set aside there, so which tile that is comes from the sorted order, not the true
+one: ``tile-search-v2``. ``tile-search-v1`` (:mod:`.pile_reading`) is the same search
+handed the full state, as it played before agents got their seat's view: in that rare case
+it read the true pile. It is kept, unchanged, as a yardstick.
 """
 
 from __future__ import annotations
@@ -400,7 +407,8 @@ class ExpectimaxAgent(BaseAgent):
             refined[i] = self.expectation(opts[i].state, player)
         return opts, vals, refined
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         codes = state.legal_action_codes()
         if len(codes) == 1 and state.phase != "place_tile":
             return int(codes[0])

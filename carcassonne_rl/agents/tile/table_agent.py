@@ -85,8 +85,8 @@ class TileTableAgent(BaseAgent):
             return self.obs
         return self.values_agent(state)
 
-    def act(self, state: Any, player: int) -> int:
-        return self._agent(state).act(state, player)
+    def decide(self, v: Any, legal: list[int]) -> int:
+        return self._agent(v).decide(v, legal)
 
     def decision_values(self, state: Any, player: int) -> tuple[list[int], np.ndarray]:
         """The value agent's value of every legal option (see AfterstateAgent)."""

@@ -102,13 +102,14 @@ class ValueSearchAgent(TileMCTSAgent):
             settle(s, s.turn if s.phase != "place_tile" else -1)
         return self._seat_values([s])[0].tolist()
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int]) -> int:
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         if state.phase != "place_tile":  # followers were weighed with the placement
             opts = options(state)
             vals = self._seat_values([o.state for o in opts])
             return opts[int(np.argmax(vals[:, player]))].code
         self._kept = {}
         try:
-            return super().act(state, player)
+            return super().decide(v, legal)
         finally:
             self._kept = {}

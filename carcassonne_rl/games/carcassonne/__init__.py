@@ -18,6 +18,7 @@ from .config import EXPANSIONS, GameConfig
 from .record import load_json, replay, to_record
 from .state import PlacedFollower, ScoreEvent, State, new_game
 from .tiles import LETTERS, TILE_TYPES
+from .views import TileView, tile_view
 
 __all__ = [
     "Action",
@@ -36,10 +37,12 @@ __all__ = [
     "ScoreEvent",
     "State",
     "TILE_TYPES",
+    "TileView",
     "decode_placement",
     "encode_placement",
     "load_json",
     "new_game",
     "replay",
+    "tile_view",
     "to_record",
 ]

@@ -183,7 +183,7 @@ class TileObsPolicyAgent(BaseAgent):
         probs[legal] = np.exp(logits - logits.max())
         return probs / probs.sum()
 
-    def decide(self, observation: dict[str, np.ndarray]) -> int:
+    def choose_index(self, observation: dict[str, np.ndarray]) -> int:
         """The action index chosen for an observation dict (what the env hands an agent)."""
         probs = self.probabilities(observation)
         if self.deterministic:
@@ -200,7 +200,13 @@ class TileObsPolicyAgent(BaseAgent):
                 "them): it plays the base game and the Labyrinth"
             )
 
-    def act(self, state: Any, player: int) -> int:
+    def decide(self, v: Any, legal: list[int] | None = None) -> int:
+        """The agent protocol: an action code from the seat's view ``v`` (a TileView). Given
+        an observation dict instead (what the env hands a PettingZoo agent): the env action
+        index :meth:`choose_index` picks."""
+        if isinstance(v, dict):
+            return self.choose_index(v)
+        state, player = v.public_world(), v.player  # the seat's view: order sorted
         self.check_expansions(tuple(state.config.expansions))
         legal = state.legal_action_codes()
         if len(legal) == 1:  # nothing to decide (e.g. no follower can be placed)
@@ -209,4 +215,4 @@ class TileObsPolicyAgent(BaseAgent):
         observation["action_mask"] = self.encoder.action_mask(state)
         if not observation["action_mask"].any():
             raise RuntimeError("no legal action is expressible for the policy (window overflow)")
-        return int(self.encoder.code_of(state, self.decide(observation)))
+        return int(self.encoder.code_of(state, self.choose_index(observation)))
