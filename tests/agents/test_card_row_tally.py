@@ -8,7 +8,7 @@ import pytest
 
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent, _Values
 from carcassonne_rl.agents.card.row_values import FACE_DOWN, HIDDEN, claim_value
-from carcassonne_rl.agents.registry import make_agent
+from carcassonne_rl.agents.registry import make_agent, resolution
 from carcassonne_rl.games.cardcassonne import GameConfig, new_game, view
 from carcassonne_rl.games.cardcassonne.cards import ANIMAL_JOKER, BUILDING_JOKER, parse_card
 
@@ -47,8 +47,14 @@ CASES = {
     # yellow and red buildings held (5): a green building and a building joker make four
     # colours (30, +25); the building joker alone makes three (+10), so keeping adds 15;
     # apart from the joker the green building adds only 10 (a set of three)
-    "building and joker": ([down("GH"), BUILDING_JOKER], Y, holdings(buildings=("YH", "RH")),
-                           25, 20, 25),  # fmt: skip
+    "building and joker": (
+        [down("GH"), BUILDING_JOKER],
+        Y,
+        holdings(buildings=("YH", "RH")),
+        25,
+        20,
+        25,
+    ),  # fmt: skip
     # a misplaced person is 10 under every rule; a face-down card in its own row is an
     # ordinary card; a card the viewer cannot see is 4
     "person, own row, hidden": ([down("Y1"), down("RA"), HIDDEN], R, holdings(), 17, 17, 17),
@@ -88,12 +94,16 @@ def test_the_heuristic_tally_uses_its_longer_view_values() -> None:
 
 
 def test_the_pinned_agents_keep_the_old_rules() -> None:
-    # the baseline heuristic and every agent built on it (card-net-v2..v4, card-search-v1)
-    # construct CardHeuristicAgent() and so play the old rule; greedy keeps "keep"
+    # the agents built on the heuristic (card-net-v2..v4, card-search-v1) construct
+    # CardHeuristicAgent() and so play the old rule, as card-heuristic-v1 does; the baseline
+    # heuristic is card-heuristic-v2, the rule
     assert CardHeuristicAgent(0).misplaced == "apart"
-    assert make_agent("heuristic", "cardcassonne", 0).misplaced == "apart"
+    assert make_agent("card-heuristic-v1", "cardcassonne", 0).misplaced == "apart"
     assert make_agent("card-net-v4", "cardcassonne", 0).heuristic.misplaced == "apart"
-    assert CardHeuristicAgent(0, misplaced="best").misplaced == "best"
+    assert make_agent("card-heuristic-v2", "cardcassonne", 0).misplaced == "best"
+    assert make_agent("heuristic", "cardcassonne", 0).misplaced == "best"
+    assert resolution("heuristic", "cardcassonne")["pinned"] == "card-heuristic-v2"
+    assert resolution("heuristic", "carcassonne")["pinned"] is None
 
 
 def test_an_unknown_rule_is_one_clear_error() -> None:
