@@ -15,7 +15,11 @@ The projection looks past the next move to the end of the round:
 - row values are claim values with a longer view than the immediate points: a building is
   valued by a set table whose partial sets are worth more while rounds remain, an animal adds
   the extra its species will score in later claims (both fade as the rounds run out); another
-  seat's face-down card counts ``hidden`` points.
+  seat's face-down card counts ``hidden`` points; a misplaced face-down card is valued by the
+  row tally's ``misplaced`` rule (``row_values.claim_value``): ``"best"``, the larger of 10
+  and what keeping it adds to the claim (``card-heuristic-v2``, the ``heuristic`` baseline),
+  or ``"apart"``, the default, 10 or what it adds to the holdings alone if more
+  (``card-heuristic-v1`` and the agents built on the heuristic before the rule).
 
 A setup joker's row is chosen as ``greedy`` does. Scoring decisions use the same values: an
 animal joker goes to the species with the largest gain (the whole species scores now if none
