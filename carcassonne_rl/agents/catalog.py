@@ -3,8 +3,9 @@ changes meaning, and the aliases (``pretrained``, ``search``, ``pretrained-obs``
 resolve to the newest of a role.
 
 ``<game>`` is ``tile`` (carcassonne) or ``card`` (cardcassonne); ``<role>`` is ``net`` (the
-one-move agent ``pretrained`` plays), ``search`` (``pretrained:search``) or ``obs``
-(``pretrained-obs``, tile game); ``<N>`` is the version within the role. When an alias moves
+one-move agent ``pretrained`` plays), ``search`` (``pretrained:search``), ``obs``
+(``pretrained-obs``, tile game) or ``heuristic`` (the card ``heuristic`` baseline, pinned since
+its behaviour changed); ``<N>`` is the version within the role. When an alias moves
 to a new agent, that agent gets the next ``N`` and the old name keeps building the old agent.
 Each entry says what it is, the model files it loads (shipped under
 ``carcassonne_rl/agents/pretrained_models/``) and the page of its model card
@@ -37,10 +38,12 @@ class Pinned:
     build: Callable[[int | None], Any]
     #: the named specs (canonical form) that build exactly this agent
     same_as: tuple[str, ...] = ()
+    #: the page describing it when it has no model card (a baseline)
+    page: str | None = None
 
     @property
     def card_page(self) -> str:
-        return f"docs/models/{self.card}.md"
+        return self.page or f"docs/models/{self.card}.md"
 
 
 def _shipped(function: str, *args: Any) -> Callable[[int | None], Any]:
@@ -56,6 +59,17 @@ def _shipped(function: str, *args: Any) -> Callable[[int | None], Any]:
 
 def _card_net(file: str) -> Callable[[int | None], Any]:
     return _shipped("make_card_net", file)
+
+
+def _card_heuristic(misplaced: str) -> Callable[[int | None], Any]:
+    """``build(seed)`` of the card heuristic under the row tally's ``misplaced`` rule."""
+
+    def build(seed: int | None) -> Any:
+        from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+
+        return CardHeuristicAgent(seed, misplaced=misplaced)
+
+    return build
 
 
 _TILE_TABLES = ("carcassonne_table.npz", "carcassonne_table_greedy.npz")
@@ -108,6 +122,14 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "by the network at 2 players, by the standings at 3-5",
            ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
            _shipped("make_card_search", ["search"]), ("search",)),
+    Pinned("card-heuristic-v1", "cardcassonne",
+           "the card heuristic valuing a misplaced face-down card apart from its row: 10, or "
+           "what keeping it adds to the seat's holdings alone if more", (), "",
+           _card_heuristic("apart"), page="docs/agents.md"),
+    Pinned("card-heuristic-v2", "cardcassonne",
+           "the card heuristic valuing a misplaced face-down card as the seat will choose: card "
+           "by card, the larger of 10 and what keeping it adds to the claim", (), "",
+           _card_heuristic("best"), ("heuristic",), page="docs/agents.md"),
 )}  # fmt: skip
 
 #: per game, the aliases and the pinned name each resolves to now
@@ -115,7 +137,7 @@ ALIASES: dict[str, dict[str, str]] = {
     "carcassonne": {"pretrained": "tile-net-v2", "pretrained:search": "tile-search-v2",
                     "search": "tile-search-v2", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v1",
-                     "search": "card-search-v1"},
+                     "search": "card-search-v1", "heuristic": "card-heuristic-v2"},
 }  # fmt: skip
 
 

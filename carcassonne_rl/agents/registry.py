@@ -185,6 +185,10 @@ def _heuristic(params: list[str], game: str, seed: int | None) -> Agent:
     """``heuristic`` (either game) or ``heuristic:search[=W[:K[:H[:F]]]]`` (card game)."""
     if params and params[0].startswith("search"):
         return heuristic_search(params, game, seed)
+    if game == "cardcassonne" and not params:  # the alias's pinned card heuristic
+        from carcassonne_rl.agents.catalog import ALIASES, PINNED
+
+        return PINNED[ALIASES[game]["heuristic"]].build(seed)
     return HEURISTIC(params, game, seed)
 
 

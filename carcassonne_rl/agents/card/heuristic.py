@@ -15,7 +15,11 @@ The projection looks past the next move to the end of the round:
 - row values are claim values with a longer view than the immediate points: a building is
   valued by a set table whose partial sets are worth more while rounds remain, an animal adds
   the extra its species will score in later claims (both fade as the rounds run out); another
-  seat's face-down card counts ``hidden`` points.
+  seat's face-down card counts ``hidden`` points; a misplaced face-down card is valued by the
+  row tally's ``misplaced`` rule (``row_values.claim_value``): ``"best"``, the larger of 10
+  and what keeping it adds to the claim (``card-heuristic-v2``, the ``heuristic`` baseline),
+  or ``"apart"``, the default, 10 or what it adds to the holdings alone if more
+  (``card-heuristic-v1`` and the agents built on the heuristic before the rule).
 
 A setup joker's row is chosen as ``greedy`` does. Scoring decisions use the same values: an
 animal joker goes to the species with the largest gain (the whole species scores now if none
@@ -29,22 +33,15 @@ from dataclasses import dataclass
 
 from carcassonne_rl.agents.base import ViewAgent
 from carcassonne_rl.agents.card.greedy import CardGreedyAgent
-from carcassonne_rl.agents.card.row_values import buildings_value
+from carcassonne_rl.agents.card.row_values import MISPLACED_RULES, buildings_value, claim_value
 from carcassonne_rl.games.cardcassonne import RULES
 from carcassonne_rl.games.cardcassonne.actions import ACTIONS, ASSIGN, KEEP, TEN
 from carcassonne_rl.games.cardcassonne.cards import (
-    ANIMAL_JOKER,
-    BUILDING_JOKER,
-    DRAGON,
-    FAIRY,
     IS_ANIMAL,
-    IS_BUILDING,
     IS_JOKER,
     KIND_COLOUR,
     NUM_KINDS,
-    PERSON_VALUE,
 )
-from carcassonne_rl.games.cardcassonne.views import HIDDEN
 
 FACE_DOWN = 32
 
@@ -75,9 +72,10 @@ def future_set_points(w: CardHeuristicWeights, left: float) -> tuple[float, ...]
 class _Values:
     """Claim values of row segments for each seat, cached for one decision."""
 
-    def __init__(self, v, w: CardHeuristicWeights) -> None:
+    def __init__(self, v, w: CardHeuristicWeights, misplaced: str) -> None:
         self.v = v
         self.w = w
+        self.misplaced = misplaced
         left = rounds_left(v)
         self.animal_future = w.animal_future * left
         self.set_points = future_set_points(w, left)
@@ -97,58 +95,13 @@ class _Values:
         """What the cards ``entries`` (no follower among them) are worth to seat ``q``."""
         key = (entries, row, q)
         got = self.cache.get(key)
-        if got is not None:
-            return got
-        rules = RULES
-        person_sum = persons = jokers = 0
-        points = 0.0
-        species = [0, 0, 0, 0]
-        buildings: list[int] = []
-        for e in entries:
-            k = e & 31
-            if k == HIDDEN:
-                points += self.w.hidden
-                continue
-            if e >= FACE_DOWN and k < 20 and KIND_COLOUR[k] != row:
-                if IS_ANIMAL[k] or IS_BUILDING[k]:
-                    points += max(rules.misplaced_points, self.keep_gain(q, k))
-                else:
-                    points += rules.misplaced_points
-                continue
-            if PERSON_VALUE[k]:
-                person_sum += PERSON_VALUE[k]
-                persons += 1
-            elif IS_ANIMAL[k]:
-                species[KIND_COLOUR[k]] += 1
-            elif IS_BUILDING[k] or k == BUILDING_JOKER:
-                buildings.append(k)
-            elif k == ANIMAL_JOKER:
-                jokers += 1
-            elif k == DRAGON:
-                points += rules.dragon_points
-            elif k == FAIRY:
-                points += rules.fairy_points
-        points += person_sum * persons
-        animals = self.v.animals[q]
-        totals = [animals[s] + species[s] for s in range(4)]
-        for _ in range(jokers):
-            owned = [s for s in range(4) if totals[s]]
-            if not owned:
-                points += rules.lone_animal_joker_points
-                continue
-            gains = [
-                self._animal(q, s, totals[s] + 1) - self._animal(q, s, totals[s]) for s in owned
-            ]
-            s = owned[max(range(len(owned)), key=gains.__getitem__)]
-            totals[s] += 1
-            species[s] += 1
-        for s in range(4):
-            if species[s]:
-                points += self._animal(q, s, totals[s])
-        if buildings:
-            points += self._buildings(q, buildings) - self.base_buildings[q]
-        self.cache[key] = points
-        return points
+        if got is None:
+            got = self.cache[key] = claim_value(
+                entries, row, self.v.animals[q], self.v.collected[q], misplaced=self.misplaced,
+                hidden=self.w.hidden, animal_points=lambda s, t: self._animal(q, s, t),
+                set_points=self.set_points,
+            )  # fmt: skip
+        return got
 
     def keep_gain(self, q: int, k: int) -> float:
         """Value to ``q`` of keeping card ``k`` (an animal or a building)."""
@@ -176,9 +129,19 @@ class CardHeuristicAgent(ViewAgent):
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, weights: CardHeuristicWeights | None = None):
+    def __init__(
+        self,
+        seed: int | None = None,
+        weights: CardHeuristicWeights | None = None,
+        misplaced: str = "apart",
+    ):
         super().__init__(seed)
+        if misplaced not in MISPLACED_RULES:
+            raise ValueError(
+                f"misplaced must be one of {', '.join(MISPLACED_RULES)}: {misplaced!r}"
+            )
         self.weights = weights or CardHeuristicWeights()
+        self.misplaced = misplaced
         self._greedy = CardGreedyAgent(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -191,7 +154,7 @@ class CardHeuristicAgent(ViewAgent):
             return legal[0]
         if v.phase == "setup_joker":
             return self._greedy.decide(v, legal)
-        vals = _Values(v, self.weights)
+        vals = _Values(v, self.weights, self.misplaced)
         if v.phase == "assign_animal_joker":
             return max(legal, key=lambda c: self.scoring_gain(v, vals, (c - ASSIGN) * 5 + 4))
         if v.phase == "misplaced_card":
@@ -213,7 +176,7 @@ class CardHeuristicAgent(ViewAgent):
 
     def scored(self, v, legal: list[int], vals: _Values | None = None) -> list[tuple[int, float]]:
         """(code, projected margin) of each turn decision."""
-        vals = vals or _Values(v, self.weights)
+        vals = vals or _Values(v, self.weights, self.misplaced)
         p = v.player
         out = []
         for c in legal:

@@ -8,10 +8,16 @@ Claim value of row ``r`` for player ``p`` = the points its claimable cards (afte
 follower in the row) would bring: persons (sum of values) x (count), each animal species
 claimed -> the table value of ``p``'s new total, animal joker -> the best species gain (3 if
 ``p`` owns no animal), dragon / fairy 10, buildings -> the gain in ``p``'s end-of-game set
-value, a misplaced face-down card 10 (or its kept value if higher).
+value, a misplaced face-down card by ``misplaced`` (see :func:`claim_value`).
+
+:func:`claim_value` is the one card row tally: the greedy and heuristic agents, MCTS and the
+search all value row segments with it (the heuristic with its longer-view animal and set
+values).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from carcassonne_rl.games.cardcassonne import RULES, building_points
 from carcassonne_rl.games.cardcassonne.cards import (
@@ -55,29 +61,68 @@ def buildings_value(
     return building_points(counts, jokers, set_points)
 
 
+#: how a tally values a misplaced face-down animal or building (a misplaced person is 10)
+MISPLACED_RULES = ("best", "keep", "apart")
+
+
 def claim_value(
-    entries: list[int], row: int, animals: list[int], collected: list[int], rules=RULES
+    entries: list[int] | tuple[int, ...],
+    row: int,
+    animals: list[int] | tuple[int, ...],
+    collected: list[int] | tuple[int, ...],
+    rules=RULES,
+    *,
+    misplaced: str = "keep",
+    hidden: float = HIDDEN_VALUE,
+    animal_points: Callable[[int, int], float] | None = None,
+    set_points: tuple[float, ...] | None = None,
 ) -> float:
-    """Points the cards ``entries`` (row entries, no follower) would give when claimed."""
+    """Points the cards ``entries`` (row entries, no follower) would give when claimed.
+
+    ``misplaced`` says what a misplaced face-down animal or building is worth:
+
+    - ``"best"`` (the rule): the seat chooses as it will at scoring, card by card in row
+      order, the larger of 10 and what keeping it adds to the claim (an animal of a species
+      the claim has none of makes the whole species score; jokers and sets follow);
+    - ``"keep"``: always kept as an ordinary card (what greedy and MCTS play);
+    - ``"apart"``: 10 or, if larger, what it adds to the seat's holdings on its own, apart
+      from the rest of the claim (the heuristic before the rule; pinned agents keep it).
+
+    ``hidden`` is a face-down card the viewer cannot see; ``animal_points(s, total)`` the
+    points of species ``s`` at ``total`` animals (default the table value); ``set_points``
+    the building set values (default the rules').
+    """
+    if misplaced not in MISPLACED_RULES:
+        raise ValueError(f"misplaced must be one of {', '.join(MISPLACED_RULES)}: {misplaced!r}")
+    value = animal_points or (lambda s, total: rules.animal_value(total))
+    sets = rules.building_set_points if set_points is None else set_points
     person_sum = 0
     persons = 0
     points = 0.0
     species = [0, 0, 0, 0]
     jokers = 0
     buildings: list[int] = []
+    choose: list[int] = []  # misplaced animals / buildings, chosen after the rest ("best")
     for e in entries:
         k = e & 31
         if k == HIDDEN:
-            points += HIDDEN_VALUE
+            points += hidden
             continue
         down = e >= FACE_DOWN
         if down and k < 20 and KIND_COLOUR[k] != row:
-            if IS_ANIMAL[k]:  # keep it as an animal if that is worth more than 10
-                species[KIND_COLOUR[k]] += 1
-            elif IS_BUILDING[k]:
-                buildings.append(k)
-            else:
+            if not (IS_ANIMAL[k] or IS_BUILDING[k]):
                 points += rules.misplaced_points
+            elif misplaced == "keep":
+                if IS_ANIMAL[k]:
+                    species[KIND_COLOUR[k]] += 1
+                else:
+                    buildings.append(k)
+            elif misplaced == "apart":
+                points += max(
+                    rules.misplaced_points, _keep_apart(k, animals, collected, value, sets)
+                )
+            else:
+                choose.append(k)
             continue
         if PERSON_VALUE[k]:
             person_sum += PERSON_VALUE[k]
@@ -93,21 +138,49 @@ def claim_value(
         elif k == FAIRY:
             points += rules.fairy_points
     points += person_sum * persons
+    args = (jokers, animals, collected, value, sets, rules)
+    for k in choose:
+        kept = _with_kept(0.0, species, buildings, *args)
+        if IS_ANIMAL[k]:
+            species[KIND_COLOUR[k]] += 1
+        else:
+            buildings.append(k)
+        if _with_kept(0.0, species, buildings, *args) - kept < rules.misplaced_points:
+            points += rules.misplaced_points  # ten is worth more: the card leaves
+            if IS_ANIMAL[k]:
+                species[KIND_COLOUR[k]] -= 1
+            else:
+                buildings.pop()
+    return _with_kept(points, species, buildings, *args)
+
+
+def _keep_apart(k, animals, collected, value, sets) -> float:
+    """What keeping card ``k`` alone adds to a seat's holdings (the ``"apart"`` rule)."""
+    if IS_ANIMAL[k]:
+        s = KIND_COLOUR[k]
+        return value(s, animals[s] + 1) - value(s, animals[s])
+    return buildings_value(collected, [k], sets) - buildings_value(collected, (), sets)
+
+
+def _with_kept(points, species, buildings, jokers, animals, collected, value, sets, rules):
+    """``points`` plus those of a claim's animals (species counts, animal jokers) and
+    buildings."""
+    species = list(species)
     totals = [animals[s] + species[s] for s in range(4)]
     for _ in range(jokers):
         owned = [s for s in range(4) if totals[s]]
         if not owned:
             points += rules.lone_animal_joker_points
             continue
-        gain = [rules.animal_value(totals[s] + 1) - rules.animal_value(totals[s]) for s in owned]
+        gain = [value(s, totals[s] + 1) - value(s, totals[s]) for s in owned]
         s = owned[max(range(len(owned)), key=gain.__getitem__)]
         totals[s] += 1
         species[s] += 1
     for s in range(4):
         if species[s]:
-            points += rules.animal_value(totals[s])
+            points += value(s, totals[s])
     if buildings:
-        points += buildings_value(collected, buildings) - buildings_value(collected)
+        points += buildings_value(collected, buildings, sets) - buildings_value(collected, (), sets)
     return points
 
 
