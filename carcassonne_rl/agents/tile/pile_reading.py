@@ -1,6 +1,6 @@
 """``tile-search-v1``: the tile search handed the full state, kept as it played before agents
-got their seat's view (see :mod:`.search`: where a tile drawn after a candidate fits nowhere,
-the tile set aside is the true pile's next)."""
+got their seat's view (see :mod:`carcassonne_rl.agents.tile.search`: where a tile drawn
+after a candidate fits nowhere, the tile set aside is the true pile's next)."""
 
 from __future__ import annotations
 
