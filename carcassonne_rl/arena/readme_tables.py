@@ -30,8 +30,8 @@ def readme_table(board: dict[str, Any], link: str) -> str:
     resolved = board.get("resolved", {})
     game = "tile game" if board["game"] == "carcassonne" else "Cardcassonne"
     head = (
-        f"**{game}, {board['players']} players** ({board['deals']} deals, {board['games']} "
-        f"games; [report]({link})):\n\n`{board['command']}`\n"
+        f"**{game}, {board['players']} players**, {board['deals']} deals, {board['games']} "
+        f"games ([report]({link})): `{board['command']}`\n"
     )
     rows = [
         head,

@@ -51,8 +51,10 @@ BOARD = {
 
 def test_a_table_names_pinned_agents_and_shows_the_intervals() -> None:
     lines = readme_table(BOARD, "docs/leaderboard/x/leaderboard.md").splitlines()
-    assert "`carcassonne-rl leaderboard --game cardcassonne --deals 3 --seed 1`" in lines
-    assert "[report](docs/leaderboard/x/leaderboard.md)" in lines[0]
+    assert lines[0] == (
+        "**Cardcassonne, 2 players**, 3 deals, 18 games ([report](docs/leaderboard/x/"
+        "leaderboard.md)): `carcassonne-rl leaderboard --game cardcassonne --deals 3 --seed 1`"
+    )
     rows = [line for line in lines if line.startswith("| ") and line[2].isdigit()]
     assert rows == [
         "| 1 | `card-net-v4` (`pretrained`) | a network | +312 [+201, ∞] | 0.51 |",
@@ -69,7 +71,7 @@ def test_main_rewrites_a_block_and_names_a_missing_report(tmp_path, capsys) -> N
     readme.write_text("top\n<!-- leaderboard:demo -->\nold\n<!-- /leaderboard -->\nend\n")
     assert main([str(readme)]) == 0
     text = readme.read_text()
-    assert text.startswith("top\n<!-- leaderboard:demo -->\n**Cardcassonne, 2 players**")
+    assert text.startswith("top\n<!-- leaderboard:demo -->\n**Cardcassonne, 2 players**, 3 deals")
     assert "old" not in text and text.endswith("<!-- /leaderboard -->\nend\n")
     readme.write_text("<!-- leaderboard:nothing -->\n<!-- /leaderboard -->\n")
     assert main([str(readme)]) == 2
