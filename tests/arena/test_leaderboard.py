@@ -13,7 +13,7 @@ import pytest
 
 import carcassonne_rl.cli.leaderboard as board_cli
 import carcassonne_rl.cli.run_folder as run_folder
-from carcassonne_rl.agents.catalog import PINNED
+from carcassonne_rl.agents.catalog import ALIASES, PINNED
 from carcassonne_rl.agents.registry import WHAT
 from carcassonne_rl.agents.spec import split_specs
 from carcassonne_rl.arena.game_log import LOG_FILE
@@ -232,7 +232,10 @@ def test_the_default_agents_are_pinned_names_and_baselines() -> None:
     for game_name, specs in board_cli.DEFAULT_AGENTS.items():
         resolved = resolved_agents(specs, game_name)
         pinned = {s for s, r in resolved.items() if r["pinned"]}
-        assert pinned == {s for s in specs if s in PINNED}  # each pinned one by its name
+        # each pinned one by its name, or by an alias (the card heuristic)
+        assert pinned == {s for s in specs if s in PINNED or s in ALIASES[game_name]}
+        assert all(r["pinned"] == ALIASES[game_name][s] for s, r in resolved.items()
+                   if s in ALIASES[game_name])  # fmt: skip
         assert all(r["what"] and "error" not in r for r in resolved.values())
     assert "card-net-v1" in board_cli.DEFAULT_AGENTS["cardcassonne"]
 
