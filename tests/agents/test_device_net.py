@@ -3,8 +3,12 @@ tolerance, the CPU path unchanged, and a clear message for a device that is not 
 
 from __future__ import annotations
 
+import json
+import sys
+
 import numpy as np
 import pytest
+from helpers.benchmarks import benchmark
 
 from carcassonne_rl.agents.common.device_net import (
     DeviceMLP,
@@ -75,14 +79,7 @@ def test_missing_gpu_is_named() -> None:
 
 
 def test_device_script_prints_a_line_per_batch(capsys: pytest.CaptureFixture[str]) -> None:
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "device_values.py"
-    spec = importlib.util.spec_from_file_location("device_values", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = benchmark("device_values")
     module.main(["--seconds", "0.01", "--sizes", "8,64", "--device", "cpu", "--torch-cpu"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["game"], r["batch"]) for r in rows] == [
@@ -92,3 +89,12 @@ def test_device_script_prints_a_line_per_batch(capsys: pytest.CaptureFixture[str
         ("cardcassonne", 64),
     ]
     assert all(r["max_abs_difference"] < 1e-4 and r["cpu_positions_per_s"] > 0 for r in rows)
+
+
+def test_pgx_comparison_says_when_pgx_is_missing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pgx", None)  # import pgx raises ImportError
+    rows = benchmark("pgx_compare").main(["--seconds", "0.01"])
+    assert rows == [json.loads(capsys.readouterr().out)]
+    assert "pgx is not installed" in rows[0]["skipped"]
