@@ -126,6 +126,7 @@ class CardSearchAgent(ViewAgent):
         candidates: int = 3,
         horizon: int = 1,
         future: Leaf = DEFAULT_FUTURE,
+        batched: bool = True,
     ) -> None:
         if worlds < 1 or candidates < 1 or horizon < 1:
             raise ValueError("worlds, candidates and horizon must be >= 1")
@@ -145,6 +146,8 @@ class CardSearchAgent(ViewAgent):
         if future in (None, TABLE_LEAF) and not hasattr(self.base, "state_value"):
             raise ValueError("a network leaf needs a base policy with a network (state_value)")
         self._players: list[Agent] = []
+        self.batched = batched
+        self._kernel: Any = None
         self.name = f"search:{worlds}:{candidates}"
         self.last_values: dict[int, float] = {}
 
@@ -194,6 +197,13 @@ class CardSearchAgent(ViewAgent):
             return margin(s, me, future or 0.0)
         return float(self.base.state_value(view(s, me), s.legal_codes()))
 
+    def sample_worlds(self, v: Any, me: int) -> tuple[list[Any], list[int]]:
+        """The decision's worlds (:meth:`sample_world`, one after another) and then one
+        rollout seed per world, all drawn from ``self.rng`` in this order."""
+        worlds = [self.sample_world(v, me) for _ in range(self.worlds)]
+        seeds = [self.rng.randrange(1 << 30) for _ in worlds]
+        return worlds, seeds
+
     def decide(self, v: Any, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
@@ -203,18 +213,39 @@ class CardSearchAgent(ViewAgent):
         if len(ranked) == 1:
             return ranked[0]
         me, future = v.player, self.leaf(v.players)
-        worlds = [self.sample_world(v, me) for _ in range(self.worlds)]
-        seeds = [self.rng.randrange(1 << 30) for _ in worlds]
+        worlds, seeds = self.sample_worlds(v, me)
+        kernel = self._batched_rollouts() if self.batched else None
+        leaves = None if kernel is None else kernel.run(worlds, seeds, ranked, me, future)
+        if leaves is None:
+            leaves = [
+                self._play_out(world, code, seed, me, future)
+                for world, seed in zip(worlds, seeds, strict=True)
+                for code in ranked
+            ]
         totals = dict.fromkeys(ranked, 0.0)
-        for world, seed in zip(worlds, seeds, strict=True):
-            for code in ranked:
-                s = world.clone()
-                s.apply_code(code)
-                self._rollout(s, seed, me, future)
-                totals[code] += self._leaf(s, me, future)
+        for i, value in enumerate(leaves):  # world by world, candidates in ranked order
+            totals[ranked[i % len(ranked)]] += value
         self.last_values = {c: t / len(worlds) for c, t in totals.items()}
         best = max(self.last_values.values())
         return next(c for c in ranked if self.last_values[c] >= best - 1e-9)
+
+    def _play_out(self, world: Any, code: int, seed: int, me: int, future: float | None
+                  ) -> float:  # fmt: skip
+        """The reference rollout: ``code`` applied to a copy of ``world``, played on by the
+        base agents (:meth:`_rollout`) and valued (:meth:`_leaf`)."""
+        s = world.clone()
+        s.apply_code(code)
+        self._rollout(s, seed, me, future)
+        return self._leaf(s, me, future)
+
+    def _batched_rollouts(self) -> Any:
+        """The compiled rollouts of this base policy (:mod:`.search_kernels`), or None where
+        its kernels do not play it (then the Python rollouts do)."""
+        if self._kernel is None:
+            from carcassonne_rl.agents.card.search_kernels import BatchedRollouts
+
+            self._kernel = BatchedRollouts.of(self) or False
+        return self._kernel or None
 
 
 __all__ = [
