@@ -624,6 +624,42 @@ def play(g, params, code):
     K.apply_code(g, params, code)
 
 
+@njit(cache=True, nogil=True)
+def _margins(g, p, codes, params, hw, out):
+    vrows = np.empty((4, L.ROW_CAP), np.int64)
+    vlen = np.empty(4, np.int64)
+    view_rows(g, p, vrows, vlen)
+    starts = np.empty(4, np.int64)
+    for r in range(4):
+        starts[r] = tail_start(vrows[r], vlen[r])
+    sp = np.empty(4, np.float64)
+    af = heuristic_context(g, params, hw, sp)
+    buf = np.empty(SEG_CAP, np.int64)
+    scratch = np.empty(16, np.int64)
+    for j in range(codes.shape[0]):
+        out[j] = heuristic_margin(g, p, codes[j], vrows, vlen, starts, params, hw, af, sp, buf,
+                                  scratch)  # fmt: skip
+
+
+def heuristic_margins_of(state: Any, codes: list[int], weights: Any) -> list[float]:
+    """``CardHeuristicAgent(weights=weights).scored(view, codes)``'s margins by the kernels, at
+    a turn decision of ``state`` (the current seat's view; default rules)."""
+    if state.phase != "turn":
+        raise ValueError(f"no turn decision in this state ({state.phase})")
+    out = np.empty(len(codes), np.float64)
+    params = rules_params(GameConfig(state.n))
+    _margins(pack_state(state), state.current_player, np.asarray(codes, np.int64), params,
+             weights_array(weights), out)  # fmt: skip
+    return out.tolist()
+
+
+def scoring_code_of(state: Any, weights: Any) -> int:
+    """The card heuristic's code at a scoring decision of ``state`` by the kernels (-1 at
+    another phase; default rules)."""
+    return int(scoring_code(pack_state(state), rules_params(GameConfig(state.n)),
+                            weights_array(weights)))  # fmt: skip
+
+
 # ---------------------------------------------------------------- the Python side
 class BatchedRollouts:
     """Every rollout of one search decision at once (module doc): ``run`` gives the leaf
@@ -732,10 +768,12 @@ __all__ = [
     "TIE",
     "advance",
     "heuristic_margin",
+    "heuristic_margins_of",
     "leaf_margin",
     "play",
     "resolve",
     "scoring_code",
+    "scoring_code_of",
     "start_rollouts",
     "weights_array",
 ]
