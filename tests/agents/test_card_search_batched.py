@@ -139,7 +139,8 @@ def _same_game(players: int, seed: int, spec: str | None, net: MLP | None = None
 @pytest.mark.parametrize(
     ("players", "spec"),
     [(2, "pretrained:search=3:3"), (3, "pretrained:search=3:3"),
-     (2, "pretrained:search=2:2:2:0.5"), (4, "pretrained:search=2:3:1:net")],
+     (2, "pretrained:search=2:2:2:0.5"), (4, "pretrained:search=2:3:1:net"),
+     (2, "heuristic:search=4:3:1:0"), (3, "heuristic:search=3:3:2:1")],
 )  # fmt: skip
 def test_the_compiled_rollouts_decide_as_the_python_rollouts(players: int, spec: str) -> None:
     assert _same_game(players, 40 + players, spec) > 15
@@ -161,6 +162,13 @@ def test_base_policies_the_kernels_do_not_play_keep_the_python_rollouts() -> Non
         agent.heuristic = CardHeuristicAgent(seed, misplaced="best")
         return agent
 
-    assert BatchedRollouts.of(make_agent("heuristic:search", "cardcassonne", seed=0)) is None
+    class OwnRollouts(CardSearchAgent):
+        def _rollout(self, s, seed: int, me: int, future: float | None) -> None:
+            super()._rollout(s, seed, me, future)
+
     assert BatchedRollouts.of(CardSearchAgent(best_rule, 2, 0)) is None
-    assert BatchedRollouts.of(make_agent("pretrained:search", "cardcassonne", seed=0))
+    assert BatchedRollouts.of(CardSearchAgent(lambda s: CardHeuristicAgent(s, misplaced="best"),
+                                              2, 0)) is None  # fmt: skip
+    assert BatchedRollouts.of(OwnRollouts(CardHeuristicAgent, 2, 0)) is None
+    for spec in ("pretrained:search", "heuristic:search"):
+        assert BatchedRollouts.of(make_agent(spec, "cardcassonne", seed=0)) is not None

@@ -517,6 +517,35 @@ def _candidates(g, p, legal, nl, cands, params, hw, x, keep):
 
 
 @njit(cache=True, nogil=True)
+def _heuristic_ties(g, p, legal, nl, params, hw, ties):
+    """``CardHeuristicAgent.decide`` at seat ``p``'s turn decision: the indices of the
+    options whose margin is within 1e-9 of the best in ``ties``; returns how many."""
+    vrows = np.empty((4, L.ROW_CAP), np.int64)
+    vlen = np.empty(4, np.int64)
+    view_rows(g, p, vrows, vlen)
+    starts = np.empty(4, np.int64)
+    for r in range(4):
+        starts[r] = tail_start(vrows[r], vlen[r])
+    sp = np.empty(4, np.float64)
+    af = heuristic_context(g, params, hw, sp)
+    buf = np.empty(SEG_CAP, np.int64)
+    scratch = np.empty(16, np.int64)
+    margins = np.empty(nl, np.float64)
+    best = 0.0
+    for j in range(nl):
+        margins[j] = heuristic_margin(g, p, legal[j], vrows, vlen, starts, params, hw, af, sp,
+                                      buf, scratch)  # fmt: skip
+        if j == 0 or margins[j] > best:
+            best = margins[j]
+    nt = 0
+    for j in range(nl):
+        if margins[j] >= best - 1e-9:
+            ties[nt] = j
+            nt += 1
+    return nt
+
+
+@njit(cache=True, nogil=True)
 def start_rollouts(games, codes, horizon, params, stops, status):
     """Apply candidate ``codes[i]`` to rollout ``i`` and set its stop round."""
     for i in range(games.shape[0]):
@@ -526,12 +555,13 @@ def start_rollouts(games, codes, horizon, params, stops, status):
 
 
 @njit(cache=True, nogil=True)
-def advance(games, status, stops, me, to_me, future, params, hw, lw, cands, x, legal, nlegal,
-            keep, nkeep, xrow, leaf):  # fmt: skip
-    """Step every running rollout with the base policy up to its next decision that needs
-    the network (:data:`DECIDE`, :data:`LEAF`: its inputs in ``x`` from ``xrow[i]``) or its
-    end (:data:`DONE`, ``leaf[i]``); returns the rows of ``x`` written (-1: a rollout met a
-    decision the base policy's kernels do not take)."""
+def advance(games, status, stops, me, to_me, future, params, hw, lw, net_base, cands, x, legal,
+            nlegal, keep, nkeep, xrow, leaf, ties, nties):  # fmt: skip
+    """Step every running rollout with the base policy (``net_base``: the search-value
+    network over the heuristic, else the heuristic alone) up to its next decision that needs
+    the network (:data:`DECIDE`, :data:`LEAF`: its inputs in ``x`` from ``xrow[i]``), a tie
+    (:data:`TIE`) or its end (:data:`DONE`, ``leaf[i]``); returns the rows of ``x`` written
+    (-1: a rollout met a decision the base policy's kernels do not take)."""
     rows = 0
     for i in range(games.shape[0]):
         if status[i] != RUN:
@@ -571,6 +601,14 @@ def advance(games, status, stops, me, to_me, future, params, hw, lw, cands, x, l
                 continue
             nlegal[i] = nl
             p = g[L.F_CURRENT]
+            if not net_base:
+                nt = _heuristic_ties(g, p, legal[i], nl, params, hw, ties[i])
+                if nt == 1:
+                    K.apply_code(g, params, legal[i, ties[i, 0]])
+                    continue
+                nties[i] = nt
+                status[i] = TIE
+                break
             nk = _candidates(g, p, legal[i], nl, cands, params, hw, x[rows:], keep[i])
             nkeep[i] = nk
             xrow[i] = rows
@@ -668,6 +706,7 @@ class BatchedRollouts:
 
     def __init__(self, net: Any, candidates: int | None, weights: Any, leaf_weights: Any,
                  horizon: int) -> None:  # fmt: skip
+        """``net``: the search-value network of the base policy (None: the heuristic)."""
         self.net = net
         self.cands = -1 if candidates is None else int(candidates)
         self.hw = weights_array(weights)
@@ -678,21 +717,26 @@ class BatchedRollouts:
     @classmethod
     def of(cls, search: Any) -> BatchedRollouts | None:
         """The batched rollouts of ``search`` (a ``CardSearchAgent``), or None unless its base
-        policy is the search-value network over the heuristic (``misplaced="apart"``) and
-        its rollouts are the reference's."""
+        policy is the search-value network over the heuristic or the heuristic itself (its
+        ``misplaced="apart"`` rule) and its rollouts are the reference's."""
         from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
         from carcassonne_rl.agents.card.search import WEIGHTS, CardSearchAgent
         from carcassonne_rl.agents.card.value import NUM_SEARCH_INPUTS, CardSearchValueAgent
 
         base = search.base
         if (
+            type(search)._rollout is not CardSearchAgent._rollout
+            or type(search)._leaf is not CardSearchAgent._leaf
+            or type(search)._play_out is not CardSearchAgent._play_out
+        ):
+            return None
+        if type(base) is CardHeuristicAgent and base.misplaced == "apart":
+            return cls(None, None, base.weights, WEIGHTS, search.horizon)
+        if (
             type(base) is not CardSearchValueAgent
             or type(base.heuristic) is not CardHeuristicAgent
             or base.heuristic.misplaced != "apart"
             or base.net.inputs != NUM_SEARCH_INPUTS
-            or type(search)._rollout is not CardSearchAgent._rollout
-            or type(search)._leaf is not CardSearchAgent._leaf
-            or type(search)._play_out is not CardSearchAgent._play_out
         ):
             return None
         return cls(base.net, base.candidates, base.heuristic.weights, WEIGHTS, search.horizon)
@@ -723,9 +767,10 @@ class BatchedRollouts:
         stops = np.empty(count, np.int64)
         status = np.empty(count, np.int64)
         start_rollouts(games, codes, self.horizon, params, stops, status)
-        width = self.net.inputs
+        net_base = self.net is not None
+        width = self.net.inputs if net_base else 1
         per = LEGAL_CAP if self.cands < 0 else self.cands
-        x = np.zeros((count * per, width), np.float32)
+        x = np.zeros((count * per if net_base else 1, width), np.float32)
         legal = np.zeros((count, LEGAL_CAP), np.int64)
         nlegal = np.zeros(count, np.int64)
         keep = np.zeros((count, LEGAL_CAP), np.int64)
@@ -739,22 +784,25 @@ class BatchedRollouts:
         rngs: dict[tuple[int, int], random.Random] = {}
         while True:
             rows = advance(games, status, stops, me, to_me, fut, params, self.hw, self.lw,
-                           self.cands, x, legal, nlegal, keep, nkeep, xrow, leaf)  # fmt: skip
+                           net_base, self.cands, x, legal, nlegal, keep, nkeep, xrow, leaf,
+                           ties, nties)  # fmt: skip
             if rows < 0:
                 raise RuntimeError("a rollout met a decision the search's kernels do not take")
-            if rows == 0:
+            if rows > 0:
+                values = self.net.forward(x[:rows])[:, 0]
+                resolve(games, status, values, params, legal, nlegal, keep, nkeep, xrow, leaf,
+                        ties, nties)  # fmt: skip
+            tied = np.flatnonzero(status == TIE).tolist()
+            if rows == 0 and not tied:
                 break
-            values = self.net.forward(x[:rows])[:, 0]
-            if resolve(games, status, values, params, legal, nlegal, keep, nkeep, xrow, leaf,
-                       ties, nties):  # fmt: skip
-                for i in np.flatnonzero(status == TIE).tolist():
-                    q = int(games[i, L.F_CURRENT])
-                    rng = rngs.get((i, q))
-                    if rng is None:  # the seat's base agent, reseeded for this rollout
-                        rng = rngs[(i, q)] = random.Random(seeds[i // k] * 8 + q)
-                    j = int(ties[i, rng.randrange(int(nties[i]))])
-                    play(games[i], params, int(legal[i, j]))
-                    status[i] = RUN
+            for i in tied:  # the seat's base agent breaks the tie, reseeded for this rollout
+                q = int(games[i, L.F_CURRENT])
+                rng = rngs.get((i, q))
+                if rng is None:
+                    rng = rngs[(i, q)] = random.Random(seeds[i // k] * 8 + q)
+                j = int(ties[i, rng.randrange(int(nties[i]))])
+                play(games[i], params, int(legal[i, j]))
+                status[i] = RUN
         return leaf.tolist()
 
 
