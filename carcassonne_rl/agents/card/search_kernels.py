@@ -67,6 +67,8 @@ MARGIN_SCALE = 30.0
 NOT_VALUED = -1e6
 
 NK = L.NK
+#: integers of scratch of :func:`heuristic_margin`
+WORK_LEN = 18 + NK
 HIDDEN = 24
 FACE_DOWN = 32
 NONE = -1000
@@ -249,8 +251,10 @@ def _follower_index(vrows, vlen, r, q):
 
 
 @njit(cache=True, nogil=True)
-def heuristic_margin(g, p, code, vrows, vlen, starts, params, hw, af, sp, buf, scratch):
-    """``CardHeuristicAgent.project`` of seat ``p``'s turn option ``code`` (its view)."""
+def heuristic_margin(g, p, code, vrows, vlen, starts, params, hw, af, sp, buf, scratch, work,
+                     claims):  # fmt: skip
+    """``CardHeuristicAgent.project`` of seat ``p``'s turn option ``code`` (its view;
+    ``scratch``, ``work``: 16 and :data:`WORK_LEN` integers, ``claims``: a float per seat)."""
     n = g[L.F_N]
     hidden = hw[W_HIDDEN]
     if code < FOLLOWER:
@@ -265,9 +269,13 @@ def heuristic_margin(g, p, code, vrows, vlen, starts, params, hw, af, sp, buf, s
         a = code - FOLLOWER
         entry = -(p + 1)
         follower = True
-    claims = np.zeros(n, np.float64)
-    fr = np.empty(n, np.int64)
+    fr = work[0:5]
+    order = work[5:10]
+    extra = work[10:14]
+    empty = work[14:18]  # the row is taken (or cut by the new follower)
+    hand = work[18 : 18 + NK]
     for q in range(n):
+        claims[q] = 0.0
         fr[q] = g[L.O_FROW + q]
     if follower:
         fr[p] = a
@@ -280,21 +288,20 @@ def heuristic_margin(g, p, code, vrows, vlen, starts, params, hw, af, sp, buf, s
                 idx = _follower_index(vrows, vlen, r, q)
                 m = _fill(vrows, vlen, r, tail_start(vrows[r], idx), idx, NONE, buf, 0)
             claims[q] = heuristic_claim(buf, m, r, g, q, params, hidden, af, sp, scratch)
-    # the rows' tails after the option; ``empty[r]``: taken (or cut by the new follower)
-    empty = np.zeros(4, np.bool_)
-    extra = np.full(4, NONE, np.int64)
+    # the rows' tails after the option
+    for r in range(4):
+        empty[r] = 0
+        extra[r] = NONE
     if follower:
-        empty[a] = True
+        empty[a] = 1
     else:
         extra[a] = entry
-    order = np.empty(n, np.int64)
     no = 0
     for i in range(1, n):
         q = (p + i) % n
         if fr[q] < 0:
             order[no] = q
             no += 1
-    hand = np.empty(NK, np.int64)
     cards = 0
     for k in range(NK):
         hand[k] = g[L.O_HANDS + p * NK + k] - (1 if k == card else 0)
@@ -312,7 +319,7 @@ def heuristic_margin(g, p, code, vrows, vlen, starts, params, hw, af, sp, buf, s
                 best_r = r
                 best = val
         claims[q] = best
-        empty[best_r] = True
+        empty[best_r] = 1
         extra[best_r] = NONE
     if my_free or no > 0:
         q = p if my_free else order[no - 1]
@@ -471,13 +478,9 @@ def _legal(g, out):
 
 
 @njit(cache=True, nogil=True)
-def _candidates(g, p, legal, nl, cands, params, hw, x, keep):
-    """The base policy's candidates at seat ``p``'s turn decision: the heuristic's margins of
-    the ``legal[:nl]`` options, the ``cands`` best (all when -1 or more) in ``keep`` and
-    their network inputs in ``x`` (features, margin); returns how many."""
-    vrows = np.empty((4, L.ROW_CAP), np.int64)
-    vlen = np.empty(4, np.int64)
-    view_rows(g, p, vrows, vlen)
+def _all_margins(g, p, codes, nl, vrows, vlen, params, hw, margins):
+    """``margins[j]``: the heuristic's margin of seat ``p``'s option ``codes[j]``, ``j < nl``
+    (``vrows``, ``vlen``: the rows of its view)."""
     starts = np.empty(4, np.int64)
     for r in range(4):
         starts[r] = tail_start(vrows[r], vlen[r])
@@ -485,11 +488,25 @@ def _candidates(g, p, legal, nl, cands, params, hw, x, keep):
     af = heuristic_context(g, params, hw, sp)
     buf = np.empty(SEG_CAP, np.int64)
     scratch = np.empty(16, np.int64)
-    margins = np.empty(nl, np.float64)
+    work = np.empty(WORK_LEN, np.int64)
+    claims = np.empty(L.MAX_SEATS, np.float64)
     for j in range(nl):
-        m = heuristic_margin(g, p, legal[j], vrows, vlen, starts, params, hw, af, sp, buf,
-                             scratch)  # fmt: skip
-        margins[j] = m / MARGIN_SCALE
+        margins[j] = heuristic_margin(g, p, codes[j], vrows, vlen, starts, params, hw, af, sp,
+                                      buf, scratch, work, claims)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _candidates(g, p, legal, nl, cands, params, hw, x, keep):
+    """The base policy's candidates at seat ``p``'s turn decision: the heuristic's margins of
+    the ``legal[:nl]`` options, the ``cands`` best (all when -1 or more) in ``keep`` and
+    their network inputs in ``x`` (features, margin); returns how many."""
+    vrows = np.empty((4, L.ROW_CAP), np.int64)
+    vlen = np.empty(4, np.int64)
+    view_rows(g, p, vrows, vlen)
+    margins = np.empty(nl, np.float64)
+    _all_margins(g, p, legal, nl, vrows, vlen, params, hw, margins)
+    for j in range(nl):
+        margins[j] = margins[j] / MARGIN_SCALE
     if cands < 0 or nl <= cands:
         nk = nl
         for j in range(nl):
@@ -505,6 +522,7 @@ def _candidates(g, p, legal, nl, cands, params, hw, x, keep):
             taken[best] = True
             keep[t] = best
     static = np.empty(STATIC_FEATURES, np.float32)
+    buf = np.empty(SEG_CAP, np.int64)
     st = np.empty(SUMMARY_LEN, np.int64)
     static_features(g, p, vrows, vlen, params, static)
     width = x.shape[1] - 1
@@ -523,20 +541,11 @@ def _heuristic_ties(g, p, legal, nl, params, hw, ties):
     vrows = np.empty((4, L.ROW_CAP), np.int64)
     vlen = np.empty(4, np.int64)
     view_rows(g, p, vrows, vlen)
-    starts = np.empty(4, np.int64)
-    for r in range(4):
-        starts[r] = tail_start(vrows[r], vlen[r])
-    sp = np.empty(4, np.float64)
-    af = heuristic_context(g, params, hw, sp)
-    buf = np.empty(SEG_CAP, np.int64)
-    scratch = np.empty(16, np.int64)
     margins = np.empty(nl, np.float64)
-    best = 0.0
-    for j in range(nl):
-        margins[j] = heuristic_margin(g, p, legal[j], vrows, vlen, starts, params, hw, af, sp,
-                                      buf, scratch)  # fmt: skip
-        if j == 0 or margins[j] > best:
-            best = margins[j]
+    _all_margins(g, p, legal, nl, vrows, vlen, params, hw, margins)
+    best = margins[0]
+    for j in range(1, nl):
+        best = max(best, margins[j])
     nt = 0
     for j in range(nl):
         if margins[j] >= best - 1e-9:
@@ -667,16 +676,7 @@ def _margins(g, p, codes, params, hw, out):
     vrows = np.empty((4, L.ROW_CAP), np.int64)
     vlen = np.empty(4, np.int64)
     view_rows(g, p, vrows, vlen)
-    starts = np.empty(4, np.int64)
-    for r in range(4):
-        starts[r] = tail_start(vrows[r], vlen[r])
-    sp = np.empty(4, np.float64)
-    af = heuristic_context(g, params, hw, sp)
-    buf = np.empty(SEG_CAP, np.int64)
-    scratch = np.empty(16, np.int64)
-    for j in range(codes.shape[0]):
-        out[j] = heuristic_margin(g, p, codes[j], vrows, vlen, starts, params, hw, af, sp, buf,
-                                  scratch)  # fmt: skip
+    _all_margins(g, p, codes, codes.shape[0], vrows, vlen, params, hw, out)
 
 
 def heuristic_margins_of(state: Any, codes: list[int], weights: Any) -> list[float]:

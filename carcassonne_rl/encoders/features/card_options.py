@@ -119,15 +119,18 @@ def summarize(buf, n, row, st):
 
 
 @njit(cache=True, nogil=True)
-def summary_claim(st, row, g, q, params):
-    """``RowSummary.claim``: the points the summarized segment brings seat ``q`` of ``g``."""
+def summary_claim(st, row, g, q, params, work):
+    """``RowSummary.claim``: the points the summarized segment brings seat ``q`` of ``g``
+    (``work``: 8 integers of scratch)."""
     points = float(st[S_PSUM] * st[S_PERSONS])
     points += params[L.P_DRAGON] * st[S_DRAGON] + params[L.P_FAIRY] * st[S_FAIRY]
     points += params[L.P_MISPLACED] * st[S_MISPLACED] + HIDDEN_POINTS * st[S_HIDDEN]
     a = L.O_ANIM + q * 4
-    t0, t1, t2, t3 = g[a], g[a + 1], g[a + 2], g[a + 3]
-    totals = np.array([t0, t1, t2, t3], np.int64)
-    species = np.zeros(4, np.int64)
+    totals = work[0:4]
+    species = work[4:8]
+    for s in range(4):
+        totals[s] = g[a + s]
+        species[s] = 0
     if st[S_ANIMALS]:
         totals[row] += st[S_ANIMALS]
         species[row] += st[S_ANIMALS]
@@ -316,11 +319,12 @@ def write_option_features(g, p, code, vrows, vlen, params, static, x, buf, st):
     best_free_other = 0.0
     mine = 0.0
     claims = np.empty(4, np.float64)
+    work = np.empty(8, np.int64)
     for i in range(n):
         q = (p + i) % n
         best = 0.0
         for r in range(4):
-            claims[r] = summary_claim(summaries[r], r, g, q, params)
+            claims[r] = summary_claim(summaries[r], r, g, q, params, work)
             if r == 0 or claims[r] > best:
                 best = claims[r]
         fr = g[L.O_FROW + q]
@@ -338,7 +342,7 @@ def write_option_features(g, p, code, vrows, vlen, params, static, x, buf, st):
                         break
                 m = _segment(vrows, vlen, fr, tail_start(vrows[fr], idx), idx, -1000, buf)
             summarize(buf, m, fr, st)
-            locked = summary_claim(st, fr, g, q, params)
+            locked = summary_claim(st, fr, g, q, params, work)
         hs = g[L.O_HSIZE + q]
         pl = g[L.O_PLAYED + q]
         if q == p and not follower:
