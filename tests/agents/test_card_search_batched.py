@@ -15,12 +15,9 @@ import pytest
 
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent, CardHeuristicWeights
+from carcassonne_rl.agents.card.heuristic_kernels import heuristic_margins_of, scoring_code_of
 from carcassonne_rl.agents.card.search import CardSearchAgent
-from carcassonne_rl.agents.card.search_kernels import (
-    BatchedRollouts,
-    heuristic_margins_of,
-    scoring_code_of,
-)
+from carcassonne_rl.agents.card.search_kernels import BatchedRollouts
 from carcassonne_rl.agents.card.value import CardSearchValueAgent, load_card_net
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.pretrained import pretrained_path
@@ -115,7 +112,7 @@ def _same_game(players: int, seed: int, spec: str | None, net: MLP | None = None
     """Plays a game whose seat 0 is the search (its reference decides the moves), the others
     ``pretrained``; asserts the compiled search decides alike; returns the searched count."""
     new, old = _twins(spec, seed, net)
-    assert BatchedRollouts.of(new) is not None
+    assert new._batched_rollouts() is not None
     others = [make_agent("pretrained", "cardcassonne", seed=seed + q) for q in range(players)]
     state = new_game(GameConfig(players, seed))
     searched = 0
@@ -166,9 +163,10 @@ def test_base_policies_the_kernels_do_not_play_keep_the_python_rollouts() -> Non
         def _rollout(self, s, seed: int, me: int, future: float | None) -> None:
             super()._rollout(s, seed, me, future)
 
-    assert BatchedRollouts.of(CardSearchAgent(best_rule, 2, 0)) is None
-    assert BatchedRollouts.of(CardSearchAgent(lambda s: CardHeuristicAgent(s, misplaced="best"),
-                                              2, 0)) is None  # fmt: skip
-    assert BatchedRollouts.of(OwnRollouts(CardHeuristicAgent, 2, 0)) is None
+    assert CardSearchAgent(best_rule, 2, 0)._batched_rollouts() is None
+    assert CardSearchAgent(lambda s: CardHeuristicAgent(s, misplaced="best"), 2,
+                           0)._batched_rollouts() is None  # fmt: skip
+    assert OwnRollouts(CardHeuristicAgent, 2, 0)._batched_rollouts() is None
     for spec in ("pretrained:search", "heuristic:search"):
-        assert BatchedRollouts.of(make_agent(spec, "cardcassonne", seed=0)) is not None
+        agent = make_agent(spec, "cardcassonne", seed=0)
+        assert isinstance(agent._batched_rollouts(), BatchedRollouts)

@@ -23,6 +23,14 @@ and its value is the network's estimate of the seat's final margin there
 candidates are pruned to the base policy's ``candidates`` best when it ranks them
 (``scored(view, legal)``, as :class:`CardHeuristicAgent` does). Every other decision (setup
 joker, scoring choices) is the base policy's. The agent decides from its view only.
+
+The rollouts of a decision run compiled (:mod:`.search_kernels`: every world x candidate
+rollout stepped together on the batched card engine, the network's options of all of them
+valued in one forward pass per step) when the base policy is the search-value network over
+the heuristic (``pretrained:search``) or the heuristic (``heuristic:search``): the same
+worlds, moves, tie-breaks and leaves as the Python rollouts, which ``batched=False`` keeps
+(the reference, and the path of every other base policy). World sampling is
+:meth:`CardSearchAgent.sample_worlds`.
 """
 
 from __future__ import annotations
@@ -239,12 +247,16 @@ class CardSearchAgent(ViewAgent):
         return self._leaf(s, me, future)
 
     def _batched_rollouts(self) -> Any:
-        """The compiled rollouts of this base policy (:mod:`.search_kernels`), or None where
-        its kernels do not play it (then the Python rollouts do)."""
+        """The compiled rollouts of this search (:mod:`.search_kernels`), or None where the
+        kernels do not play its base policy or a subclass changes the rollouts (then the
+        Python rollouts do)."""
         if self._kernel is None:
             from carcassonne_rl.agents.card.search_kernels import BatchedRollouts
 
-            self._kernel = BatchedRollouts.of(self) or False
+            own = all(getattr(type(self), m) is getattr(CardSearchAgent, m)
+                      for m in ("_rollout", "_leaf", "_play_out"))  # fmt: skip
+            kernel = BatchedRollouts.of(self.base, self.horizon, WEIGHTS) if own else None
+            self._kernel = kernel or False
         return self._kernel or None
 
 
