@@ -223,7 +223,9 @@ class CardSearchAgent(ViewAgent):
         me, future = v.player, self.leaf(v.players)
         worlds, seeds = self.sample_worlds(v, me)
         kernel = self._batched_rollouts() if self.batched else None
-        leaves = None if kernel is None else kernel.run(worlds, seeds, ranked, me, future)
+        leaves = (
+            None if kernel is None else kernel.run(worlds, seeds, ranked, me, future, self.horizon)
+        )
         if leaves is None:
             leaves = [
                 self._play_out(world, code, seed, me, future)
@@ -247,15 +249,15 @@ class CardSearchAgent(ViewAgent):
         return self._leaf(s, me, future)
 
     def _batched_rollouts(self) -> Any:
-        """The compiled rollouts of this search (:mod:`.search_kernels`), or None where the
-        kernels do not play its base policy or a subclass changes the rollouts (then the
-        Python rollouts do)."""
+        """The compiled rollouts of this search (:mod:`.search_kernels`: every seat plays as
+        ``self.base``, as ``base_factory`` builds it), or None where the kernels do not play
+        its base policy or a subclass changes the rollouts (then the Python rollouts do)."""
         if self._kernel is None:
             from carcassonne_rl.agents.card.search_kernels import BatchedRollouts
 
             own = all(getattr(type(self), m) is getattr(CardSearchAgent, m)
                       for m in ("_rollout", "_leaf", "_play_out"))  # fmt: skip
-            kernel = BatchedRollouts.of(self.base, self.horizon, WEIGHTS) if own else None
+            kernel = BatchedRollouts.of(self.base, WEIGHTS) if own else None
             self._kernel = kernel or False
         return self._kernel or None
 

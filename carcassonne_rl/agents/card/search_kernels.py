@@ -296,19 +296,17 @@ class BatchedRollouts:
     values the Python rollouts give (``CardSearchAgent._play_out``), world by world, the
     candidates in order."""
 
-    def __init__(self, net: Any, candidates: int | None, weights: Any, leaf_weights: Any,
-                 horizon: int) -> None:  # fmt: skip
+    def __init__(self, net: Any, candidates: int | None, weights: Any, leaf_weights: Any) -> None:
         """``net``: the search-value network of the base policy (None: the heuristic)."""
         self.net = net
         self.cands = -1 if candidates is None else int(candidates)
         self.hw = weights_array(weights)
         self.lw = weights_array(leaf_weights)
-        self.horizon = horizon
         self._params: dict[int, np.ndarray] = {}
 
     @classmethod
-    def of(cls, base: Any, horizon: int, leaf_weights: Any) -> BatchedRollouts | None:
-        """The batched rollouts of a search over the base agent ``base`` to ``horizon``
+    def of(cls, base: Any, leaf_weights: Any) -> BatchedRollouts | None:
+        """The batched rollouts of a search whose seats all play as the base agent ``base``
         (``leaf_weights``: its leaf's future weights), or None unless ``base`` is the
         search-value network over the heuristic or the heuristic itself (its
         ``misplaced="apart"`` rule)."""
@@ -316,7 +314,7 @@ class BatchedRollouts:
         from carcassonne_rl.agents.card.value import NUM_SEARCH_INPUTS, CardSearchValueAgent
 
         if type(base) is CardHeuristicAgent and base.misplaced == "apart":
-            return cls(None, None, base.weights, leaf_weights, horizon)
+            return cls(None, None, base.weights, leaf_weights)
         if (
             type(base) is not CardSearchValueAgent
             or type(base.heuristic) is not CardHeuristicAgent
@@ -324,7 +322,7 @@ class BatchedRollouts:
             or base.net.inputs != NUM_SEARCH_INPUTS
         ):
             return None
-        return cls(base.net, base.candidates, base.heuristic.weights, leaf_weights, horizon)
+        return cls(base.net, base.candidates, base.heuristic.weights, leaf_weights)
 
     def params(self, world: Any) -> np.ndarray | None:
         """The rules of ``world`` as the kernels read them (None: rules they do not play)."""
@@ -338,9 +336,11 @@ class BatchedRollouts:
         return got
 
     def run(self, worlds: list[Any], seeds: list[int], ranked: list[int], me: int,
-            future: float | None) -> list[float] | None:  # fmt: skip
-        """The leaf value of each world x candidate rollout (index ``w * len(ranked) + c``),
-        or None when the kernels cannot play these worlds."""
+            future: float | None, horizon: int) -> list[float] | None:  # fmt: skip
+        """The leaf value of each world x candidate rollout (index ``w * len(ranked) + c``) of
+        seat ``me``'s decision, played ``horizon`` rounds on and valued by the leaf
+        ``future`` (None: the network at ``me``'s next turn), or None when the kernels cannot
+        play these worlds."""
         params = self.params(worlds[0])
         if params is None or any(w.rules != worlds[0].rules for w in worlds):
             return None
@@ -351,7 +351,7 @@ class BatchedRollouts:
         codes = np.tile(np.asarray(ranked, np.int64), len(worlds))
         stops = np.empty(count, np.int64)
         status = np.empty(count, np.int64)
-        start_rollouts(games, codes, self.horizon, params, stops, status)
+        start_rollouts(games, codes, horizon, params, stops, status)
         net_base = self.net is not None
         width = self.net.inputs if net_base else 1
         per = LEGAL_CAP if self.cands < 0 else self.cands
