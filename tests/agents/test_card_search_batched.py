@@ -170,3 +170,17 @@ def test_base_policies_the_kernels_do_not_play_keep_the_python_rollouts() -> Non
     for spec in ("pretrained:search", "heuristic:search"):
         agent = make_agent(spec, "cardcassonne", seed=0)
         assert isinstance(agent._batched_rollouts(), BatchedRollouts)
+
+
+@pytest.mark.parametrize("spec", ["pretrained:search", "heuristic:search"])
+def test_the_root_is_ranked_by_the_base_policys_scores(spec: str) -> None:
+    """The compiled scores of the searcher's options (its candidates' ranking) are the base
+    policy's ``scored`` values, read from any world of the seat's view."""
+    agent = make_agent(spec, "cardcassonne", seed=0)
+    kernel = agent._batched_rollouts()
+    rng = random.Random(1)
+    turns = [s for s in _positions(3, 9) if s.phase == "turn"]
+    for s in turns[::3]:
+        p, codes = s.current_player, s.legal_codes()
+        want = [value for _, value in agent.base.scored(view(s, p), codes)]
+        assert kernel.scored(s.resample_hidden(rng, p), p, codes) == want

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from carcassonne_rl.agents.base import Agent, ViewAgent
+from carcassonne_rl.agents.base import Agent, ViewAgent, world_of
 from carcassonne_rl.agents.card.heuristic import (
     CardHeuristicWeights,
     future_set_points,
@@ -168,7 +168,9 @@ class CardSearchAgent(ViewAgent):
         scored = getattr(self.base, "scored", None)
         if scored is None:
             return list(legal)
-        pairs = scored(v, legal)
+        kernel = self._batched_rollouts() if self.batched else None
+        values = None if kernel is None else kernel.scored(world_of(v), v.player, legal)
+        pairs = scored(v, legal) if values is None else list(zip(legal, values, strict=True))
         order = sorted(range(len(pairs)), key=lambda i: -pairs[i][1])
         return [pairs[i][0] for i in order]
 

@@ -174,6 +174,21 @@ def _heuristic_ties(g, p, legal, nl, params, hw, ties):
 
 
 @njit(cache=True, nogil=True)
+def root_values(g, p, legal, net_base, cands, params, hw, x, keep, out):
+    """Seat ``p``'s options ``legal`` as the base policy scores them (``scored``): the
+    heuristic's margins in ``out`` (not ``net_base``), or the network's candidates in
+    ``keep`` and their inputs in ``x``; returns how many candidates (0 for the heuristic)."""
+    nl = legal.shape[0]
+    if not net_base:
+        vrows = np.empty((4, L.ROW_CAP), np.int64)
+        vlen = np.empty(4, np.int64)
+        view_rows(g, p, vrows, vlen)
+        all_margins(g, p, legal, nl, vrows, vlen, params, hw, out)
+        return 0
+    return _candidates(g, p, legal, nl, cands, params, hw, x, keep)
+
+
+@njit(cache=True, nogil=True)
 def start_rollouts(games, codes, horizon, params, stops, status):
     """Apply candidate ``codes[i]`` to rollout ``i`` and set its stop round."""
     for i in range(games.shape[0]):
@@ -324,6 +339,26 @@ class BatchedRollouts:
             return None
         return cls(base.net, base.candidates, base.heuristic.weights, leaf_weights)
 
+    def scored(self, world: Any, player: int, legal: list[int]) -> list[float] | None:
+        """The base policy's values of seat ``player``'s options ``legal`` (``scored``: the
+        heuristic's margins, or the network's values of its candidates, the others
+        :data:`NOT_VALUED`) in ``world``, a state of that seat's view (it reads only the
+        view), or None when the kernels cannot play it."""
+        params = self.params(world)
+        if params is None:
+            return None
+        codes = np.asarray(legal, np.int64)
+        out = np.full(len(legal), NOT_VALUED)
+        net_base = self.net is not None
+        x = np.zeros((len(legal) if net_base else 1, self.net.inputs if net_base else 1),
+                     np.float32)  # fmt: skip
+        keep = np.zeros(len(legal), np.int64)
+        nk = root_values(pack_state(world), player, codes, net_base, self.cands, params,
+                         self.hw, x, keep, out)  # fmt: skip
+        if net_base:
+            out[keep[:nk]] = self.net.forward(x[:nk])[:, 0]
+        return out.tolist()
+
     def params(self, world: Any) -> np.ndarray | None:
         """The rules of ``world`` as the kernels read them (None: rules they do not play)."""
         from carcassonne_rl.games.cardcassonne import RULES
@@ -404,5 +439,6 @@ __all__ = [
     "leaf_standing",
     "play",
     "resolve",
+    "root_values",
     "start_rollouts",
 ]
