@@ -23,6 +23,14 @@ and its value is the network's estimate of the seat's final margin there
 candidates are pruned to the base policy's ``candidates`` best when it ranks them
 (``scored(view, legal)``, as :class:`CardHeuristicAgent` does). Every other decision (setup
 joker, scoring choices) is the base policy's. The agent decides from its view only.
+
+The rollouts of a decision run compiled (:mod:`.search_kernels`: every world x candidate
+rollout stepped together on the batched card engine, the network's options of all of them
+valued in one forward pass per step) when the base policy is the search-value network over
+the heuristic (``pretrained:search``) or the heuristic (``heuristic:search``): the same
+worlds, moves, tie-breaks and leaves as the Python rollouts, which ``batched=False`` keeps
+(the reference, and the path of every other base policy). World sampling is
+:meth:`CardSearchAgent.sample_worlds`.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from carcassonne_rl.agents.base import Agent, ViewAgent
+from carcassonne_rl.agents.base import Agent, ViewAgent, world_of
 from carcassonne_rl.agents.card.heuristic import (
     CardHeuristicWeights,
     future_set_points,
@@ -126,6 +134,7 @@ class CardSearchAgent(ViewAgent):
         candidates: int = 3,
         horizon: int = 1,
         future: Leaf = DEFAULT_FUTURE,
+        batched: bool = True,
     ) -> None:
         if worlds < 1 or candidates < 1 or horizon < 1:
             raise ValueError("worlds, candidates and horizon must be >= 1")
@@ -145,6 +154,8 @@ class CardSearchAgent(ViewAgent):
         if future in (None, TABLE_LEAF) and not hasattr(self.base, "state_value"):
             raise ValueError("a network leaf needs a base policy with a network (state_value)")
         self._players: list[Agent] = []
+        self.batched = batched
+        self._kernel: Any = None
         self.name = f"search:{worlds}:{candidates}"
         self.last_values: dict[int, float] = {}
 
@@ -157,7 +168,9 @@ class CardSearchAgent(ViewAgent):
         scored = getattr(self.base, "scored", None)
         if scored is None:
             return list(legal)
-        pairs = scored(v, legal)
+        kernel = self._batched_rollouts() if self.batched else None
+        values = None if kernel is None else kernel.scored(world_of(v), v.player, legal)
+        pairs = scored(v, legal) if values is None else list(zip(legal, values, strict=True))
         order = sorted(range(len(pairs)), key=lambda i: -pairs[i][1])
         return [pairs[i][0] for i in order]
 
@@ -194,6 +207,13 @@ class CardSearchAgent(ViewAgent):
             return margin(s, me, future or 0.0)
         return float(self.base.state_value(view(s, me), s.legal_codes()))
 
+    def sample_worlds(self, v: Any, me: int) -> tuple[list[Any], list[int]]:
+        """The decision's worlds (:meth:`sample_world`, one after another) and then one
+        rollout seed per world, all drawn from ``self.rng`` in this order."""
+        worlds = [self.sample_world(v, me) for _ in range(self.worlds)]
+        seeds = [self.rng.randrange(1 << 30) for _ in worlds]
+        return worlds, seeds
+
     def decide(self, v: Any, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
@@ -203,18 +223,45 @@ class CardSearchAgent(ViewAgent):
         if len(ranked) == 1:
             return ranked[0]
         me, future = v.player, self.leaf(v.players)
-        worlds = [self.sample_world(v, me) for _ in range(self.worlds)]
-        seeds = [self.rng.randrange(1 << 30) for _ in worlds]
+        worlds, seeds = self.sample_worlds(v, me)
+        kernel = self._batched_rollouts() if self.batched else None
+        leaves = (
+            None if kernel is None else kernel.run(worlds, seeds, ranked, me, future, self.horizon)
+        )
+        if leaves is None:
+            leaves = [
+                self._play_out(world, code, seed, me, future)
+                for world, seed in zip(worlds, seeds, strict=True)
+                for code in ranked
+            ]
         totals = dict.fromkeys(ranked, 0.0)
-        for world, seed in zip(worlds, seeds, strict=True):
-            for code in ranked:
-                s = world.clone()
-                s.apply_code(code)
-                self._rollout(s, seed, me, future)
-                totals[code] += self._leaf(s, me, future)
+        for i, value in enumerate(leaves):  # world by world, candidates in ranked order
+            totals[ranked[i % len(ranked)]] += value
         self.last_values = {c: t / len(worlds) for c, t in totals.items()}
         best = max(self.last_values.values())
         return next(c for c in ranked if self.last_values[c] >= best - 1e-9)
+
+    def _play_out(self, world: Any, code: int, seed: int, me: int, future: float | None
+                  ) -> float:  # fmt: skip
+        """The reference rollout: ``code`` applied to a copy of ``world``, played on by the
+        base agents (:meth:`_rollout`) and valued (:meth:`_leaf`)."""
+        s = world.clone()
+        s.apply_code(code)
+        self._rollout(s, seed, me, future)
+        return self._leaf(s, me, future)
+
+    def _batched_rollouts(self) -> Any:
+        """The compiled rollouts of this search (:mod:`.search_kernels`: every seat plays as
+        ``self.base``, as ``base_factory`` builds it), or None where the kernels do not play
+        its base policy or a subclass changes the rollouts (then the Python rollouts do)."""
+        if self._kernel is None:
+            from carcassonne_rl.agents.card.search_kernels import BatchedRollouts
+
+            own = all(getattr(type(self), m) is getattr(CardSearchAgent, m)
+                      for m in ("_rollout", "_leaf", "_play_out"))  # fmt: skip
+            kernel = BatchedRollouts.of(self.base, WEIGHTS) if own else None
+            self._kernel = kernel or False
+        return self._kernel or None
 
 
 __all__ = [

@@ -23,6 +23,7 @@ from numba import njit, prange
 
 from ..errors import IllegalActionError
 from ..game_batch import GameBatch
+from . import batch_layout as L
 from .actions import NUM_ACTIONS
 from .batch_kernels import deal_game, play_code, write_mask
 from .batch_layout import (
@@ -38,7 +39,7 @@ from .config import GameConfig
 from .state import State, new_game
 from .table import OVER
 
-__all__ = ["GAME_LEN", "HISTORY_LEN", "CardBatch", "rules_params"]
+__all__ = ["GAME_LEN", "HISTORY_LEN", "CardBatch", "pack_state", "rules_params"]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -138,3 +139,45 @@ class CardBatch(GameBatch):
         for code in self.record(i):
             state.apply_code(code)
         return state
+
+
+def pack_state(state: State) -> np.ndarray:
+    """``state`` (a Python engine state, a determinized world too) as one batched game's
+    ``int32[GAME_LEN]`` (the layout of :mod:`.batch_layout`): the kernels play on from it as
+    the engine plays on from ``state`` (the pile's cards from ``deck_pos`` on; the dealt
+    positions of a world's order, unknown there, are -1 and never read). Score events and
+    the record are not packed."""
+    n = state.n
+    if n > L.MAX_SEATS:
+        raise ValueError(f"the batched engine seats at most {L.MAX_SEATS} players")
+    g = np.zeros(GAME_LEN, np.int32)
+    g[L.F_N], g[L.F_DEAL], g[L.F_ROUNDS] = n, state.deal_size, state.rounds_total
+    g[L.F_DECKPOS], g[L.F_SETUPDONE], g[L.F_ROUND] = state.deck_pos, state.setup_done, state.round
+    g[L.F_DEALER], g[L.F_CURRENT], g[L.F_PHASE] = state.dealer, state.current, state.phase_index
+    g[L.F_LASTF], g[L.F_SCORER] = state.last_follower, state.score_player
+    g[L.F_JOKERS], g[L.F_NEWJ] = state.jokers_to_assign, state.new_jokers
+    g[L.F_JSTEP], g[L.F_CLAIMS] = int(state.joker_step_done), int(bool(state.claims))
+    g[L.F_MQHEAD], g[L.F_MQLEN] = 0, len(state.misplaced_queue)
+    g[L.O_ORDER : L.O_ORDER + len(state.card_order)] = state.card_order
+    g[L.O_FROW : L.O_FROW + L.MAX_SEATS] = -1
+    for q in range(n):
+        g[L.O_HANDS + q * L.NK : L.O_HANDS + (q + 1) * L.NK] = state.hands[q]
+        g[L.O_COLL + q * L.NK : L.O_COLL + (q + 1) * L.NK] = state.collected[q]
+        g[L.O_ANIM + q * 4 : L.O_ANIM + q * 4 + 4] = state.animals[q]
+    g[L.O_HSIZE : L.O_HSIZE + n] = state.hand_size
+    g[L.O_PLAYED : L.O_PLAYED + n] = state.played
+    g[L.O_FROW : L.O_FROW + n] = state.follower_row
+    for r in range(4):
+        row = state.rows[r]
+        g[L.O_ROWLEN + r] = len(row)
+        g[L.O_ROWS + r * L.ROW_CAP : L.O_ROWS + r * L.ROW_CAP + len(row)] = row
+    g[L.O_PJOKERS : L.O_PJOKERS + n] = state.pending_jokers
+    g[L.O_REMOVED : L.O_REMOVED + L.NK] = state.removed
+    g[L.O_SCORES : L.O_SCORES + n] = state._scores
+    for q, claims in enumerate(state.claims):
+        g[L.O_CLLEN + q] = len(claims)
+        for j, (k, mis) in enumerate(claims):
+            g[L.O_CLAIMS + q * L.CLAIM_CAP + j] = k + 32 * int(mis)
+    g[L.O_MQ : L.O_MQ + len(state.misplaced_queue)] = state.misplaced_queue
+    g[L.O_CSP : L.O_CSP + 4] = [len(c) for c in state.claimed_species]
+    return g
