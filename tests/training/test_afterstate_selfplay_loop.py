@@ -102,3 +102,24 @@ EXPECTED: dict[str, str] = {
 def test_the_loop_records_the_same_data_as_before(case: str) -> None:
     out = run(case)
     assert fingerprint(out) == EXPECTED[case]
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.3])
+def test_pick_all_makes_the_picks_and_draws_of_pick(epsilon: float) -> None:
+    """The batch's picks (ties and exploration included) are ``pick``'s, decision by
+    decision, and leave every generator where ``pick`` leaves it."""
+    import random
+
+    from carcassonne_rl.agents.tile.afterstate import pick
+    from carcassonne_rl.training.afterstate.loop import pick_all
+
+    gen = np.random.default_rng(0)
+    sizes = gen.integers(1, 9, 200)
+    vals = gen.integers(0, 4, sizes.sum()).astype(np.float64) / 3  # many ties
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    ours = [random.Random(k) for k in range(len(sizes))]
+    theirs = [random.Random(k) for k in range(len(sizes))]
+    got = pick_all(vals, offsets, ours, epsilon)
+    want = [pick(vals[offsets[k] : offsets[k + 1]], theirs[k], epsilon) for k in range(len(sizes))]
+    assert got == want and len(set(got)) > 3
+    assert [r.random() for r in ours] == [r.random() for r in theirs]

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
-from carcassonne_rl.agents.tile.afterstate import pick
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
 NET, GREEDY, SNAPSHOT = 0, 1, 2  # who plays a seat
@@ -101,10 +100,9 @@ def play_loop(adapter: GameAdapter, config: AfterstateConfig, net: MLP | None,
             x, offsets, context = adapter.rows(items)
             out = model.forward(x)[:, 0] if len(x) else np.zeros(0, np.float32)
             vals = adapter.values(out, context)
+            choices = pick_all(vals, offsets, [it[0].rng for it in items], config.epsilon)
             for k, it in enumerate(items):
-                lo, hi = int(offsets[k]), int(offsets[k + 1])
-                choice = pick(vals[lo:hi], it[0].rng, config.epsilon)
-                adapter.play(it, context, vals, lo, hi, choice)
+                adapter.play(it, context, vals, int(offsets[k]), int(offsets[k + 1]), choices[k])
                 decisions += 1
         still = []
         for game in live:
@@ -129,6 +127,33 @@ def play_loop(adapter: GameAdapter, config: AfterstateConfig, net: MLP | None,
         "decisions": decisions,
         "games": len(games),
     }
+
+
+def pick_all(vals: np.ndarray, offsets: np.ndarray, rngs: list[random.Random], epsilon: float,
+             top: int = 4) -> list[int]:  # fmt: skip
+    """``agents.tile.afterstate.pick`` of every decision of a batch (decision ``k``: the values
+    ``vals[offsets[k] : offsets[k + 1]]``, at least one, its generator ``rngs[k]``): the same
+    choices and the same draws from each generator, the best values and their ties found
+    for all decisions at once."""
+    lo = offsets[:-1]
+    counts = np.diff(offsets)
+    best = np.maximum.reduceat(vals, lo)
+    ties = vals >= np.repeat(best - 1e-7, counts)
+    nties = np.add.reduceat(ties, lo).tolist()
+    first = np.flatnonzero(ties)
+    first = (first[np.searchsorted(first, lo)] - lo).tolist()
+    out = []
+    for k, rng in enumerate(rngs):
+        a, n = int(lo[k]), int(counts[k])
+        if epsilon > 0 and n > 1 and rng.random() < epsilon:
+            order = np.argsort(-vals[a : a + n])[:top]
+            out.append(int(order[rng.randrange(len(order))]))
+        elif nties[k] > 1:
+            mine = np.flatnonzero(ties[a : a + n])
+            out.append(int(mine[rng.randrange(len(mine))]))
+        else:
+            out.append(first[k])
+    return out
 
 
 def seat_targets(game: SelfPlayGame, net: MLP | None, config: AfterstateConfig) -> tuple:
