@@ -165,27 +165,23 @@ def scratch(board, ints, tiles, segs):
 def copy_position(ints, tiles, segs, i2, t2, s2, rows):
     """Make ``(i2, t2, s2)`` play as ``(ints, tiles, segs)``, where they can differ: the
     registers and tables up to the frontier's used part, the legal codes, and the tiles and
-    segments of the slots below ``rows`` (the others are the same in both). A placed tile's
-    unused segment rows stay as allocated in both, so only the used ones are copied; the
-    slots not placed in the source are copied whole. What is left of ``i2`` past the
-    frontier's and the legal list's used parts, and its kernel scratch area, is never read
-    before it is written."""
-    i2[: O_FRONT + ints[R_NFRONT]] = ints[: O_FRONT + ints[R_NFRONT]]
-    i2[O_LEGAL : O_LEGAL + ints[R_NLEGAL]] = ints[O_LEGAL : O_LEGAL + ints[R_NLEGAL]]
-    placed = ints[R_NSLOTS]
+    segments of the slots below ``rows`` (the others are the same in both), copied as one
+    block each (a placed tile's unused segment rows are the same in both, so copying them
+    changes nothing; one flat loop is a vectorised copy, many short ones are not). What is
+    left of ``i2`` past the frontier's and the legal list's used parts, and its kernel
+    scratch area, is never read before it is written."""
+    for x in range(O_FRONT + ints[R_NFRONT]):
+        i2[x] = ints[x]
+    for x in range(O_LEGAL, O_LEGAL + ints[R_NLEGAL]):
+        i2[x] = ints[x]
     src = segs.reshape(-1)
     dst = s2.reshape(-1)
-    width = segs.shape[1]
-    for slot in range(rows):
-        k = MAX_SEGMENTS
-        if slot < placed:
-            k = max(NSEG[tiles[slot, 0]], NSEG[t2[slot, 0]])
-        g = slot * MAX_SEGMENTS * width
-        for x in range(g, g + k * width):
-            dst[x] = src[x]
-    for x in range(rows):
-        for c in range(4):
-            t2[x, c] = tiles[x, c]
+    for x in range(rows * MAX_SEGMENTS * segs.shape[1]):
+        dst[x] = src[x]
+    tsrc = tiles.reshape(-1)
+    tdst = t2.reshape(-1)
+    for x in range(rows * tiles.shape[1]):
+        tdst[x] = tsrc[x]
 
 
 @njit(cache=True, nogil=True)
