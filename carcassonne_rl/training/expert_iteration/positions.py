@@ -253,9 +253,8 @@ def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
         from .card_teacher import play_card_teacher_game
 
         return play_card_teacher_game(spec, deal, seed, players, decisions=limit)
-    samples, share = deep if deep else (None, 0.0)
-    return play_teacher_game(spec, deal, seed, keep, limit, expansions, players,
-                             deep_samples=samples, deep_share=share)  # fmt: skip
+    more = {"deep_samples": deep[0], "deep_share": deep[1]} if deep else {}
+    return play_teacher_game(spec, deal, seed, keep, limit, expansions, players, **more)
 
 
 def _play_one(job: TeacherJob) -> str:
