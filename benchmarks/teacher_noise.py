@@ -1,9 +1,10 @@
 """How much of the tile teacher's targets is noise, one JSON line per result.
 
-    python benchmarks/teacher_noise.py                  # 2 games, every 2nd placement (~4 min)
-    python benchmarks/teacher_noise.py --quick          # 1 game, every 4th placement (~1 min)
+    python benchmarks/teacher_noise.py                  # 2 games, every 2nd (~140 CPU s)
+    python benchmarks/teacher_noise.py --quick          # 1 game, every 4th (~50 CPU s)
 
-The teacher (``pretrained:search=K:S``, default ``3:2``, over the shipped 2-player network)
+The teacher (``pretrained:search=K:S``, default ``3:2``, over the shipped 2-player network
+averaged with the heuristic, the loop's first teacher; ``--network FILE``: over that one)
 plays ``--games`` 2-player teacher games (the deals and agent seeds of expert iteration's
 teacher games of ``--seed``). At every ``--every``-th tile placement with two options or
 more, the same position is searched again: by a second cheap search (``S`` continuations,
@@ -65,9 +66,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--samples", type=int, default=2, help="the cheap search's S (2)")
     p.add_argument("--deep", default="8,16", help="the deep searches' S2 (8,16)")
     p.add_argument("--gap", type=float, default=0.15, help="a near tie, in points (0.15)")
+    p.add_argument("--network", default=None,
+                   help="search this network (search=K:S@NETWORK, e.g. "
+                        "carcassonne_2p_expert.npz; default: pretrained:search's)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="the teacher games' seed (0)")
     p.add_argument("--placements", type=int, default=None, help="stop each game after N")
-    p.add_argument("--quick", action="store_true", help="1 game, every 4th placement (~1 min)")
+    p.add_argument("--quick", action="store_true", help="1 game, every 4th (~50 CPU s)")
     args = p.parse_args(argv)
     if args.quick:
         args.games, args.every = 1, 4
@@ -77,9 +81,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def teacher_spec(args: argparse.Namespace, samples: int) -> str:
+    """The search of ``samples`` continuations over the benchmark's network."""
+    spec = f"pretrained:search={args.candidates}:{samples}"
+    return f"{spec}@{args.network}" if args.network else spec
+
+
 def searches(args: argparse.Namespace, agent_seed: int) -> dict[tuple[int, str], ExpectimaxAgent]:
     """(continuations, "a" or "b") -> its search; ("S", "a") is the teacher that plays."""
-    spec = f"pretrained:search={args.candidates}:{args.samples}"
+    spec = teacher_spec(args, args.samples)
     out = {}
     for k, samples in enumerate([args.samples, *args.deep]):
         for j, name in enumerate("ab"):
@@ -151,7 +161,7 @@ def report(args: argparse.Namespace, records: list[dict]) -> None:
                 regrets.append(float(np.nanmax(ref) - ref[choice]))
         cpu = [r["cpu"][(s, name)] for r in records for name in "ab"]
         d = np.asarray(diffs)
-        emit(result="search", spec=f"pretrained:search={args.candidates}:{s}", samples=s,
+        emit(result="search", spec=teacher_spec(args, s), samples=s,
              placements=len(records), cpu_s_per_placement=round(float(np.mean(cpu)), 4),
              gap_below=args.gap,
              share_gap_below=round(float(np.mean(np.asarray(gaps) < args.gap)), 3),

@@ -120,3 +120,27 @@ def test_a_folder_records_its_deep_search(tmp_path, monkeypatch) -> None:
     assert "deep_share" not in json.loads((plain / "positions.json").read_text())
     assert seen[-1] == {}  # the teacher game's call without a deep search
     assert load_positions(plain)["files"] == 1
+
+
+def test_the_noise_benchmark_reports_every_search(capsys) -> None:
+    """benchmarks/teacher_noise.py: one row per search kind and per pair, and the run's."""
+    from helpers.benchmarks import benchmark
+
+    noise = benchmark("teacher_noise")
+    argv = ["--games", "1", "--placements", "3", "--every", "1", "--candidates", "2",
+            "--samples", "1", "--deep", "2,3"]  # fmt: skip
+    assert noise.main(argv) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    searches = [r for r in rows if r["result"] == "search"]
+    assert [r["samples"] for r in searches] == [1, 2, 3]
+    assert all(r["placements"] == 3 and r["cpu_s_per_placement"] > 0 for r in searches)
+    assert all(r["noise_points"] >= 0 and 0 <= r["share_gap_below"] <= 1 for r in searches)
+    assert searches[-1]["regret_points"] >= 0
+    pairs = [(r["a"], r["b"]) for r in rows if r["result"] == "agree"]
+    assert pairs == [("S=1", "S=1"), ("S=1", "S=2"), ("S=2", "S=2"), ("S=1", "S=3"),
+                     ("S=3", "S=3"), ("S=2", "S=3")]  # fmt: skip
+    assert all(0 <= r["agree"] <= 1 for r in rows if r["result"] == "agree")
+    assert rows[-1]["result"] == "run" and rows[-1]["placements"] == 3
+    with pytest.raises(SystemExit):
+        noise.main(["--deep", "1", "--samples", "2"])
+    assert "every --deep above --samples" in capsys.readouterr().err
