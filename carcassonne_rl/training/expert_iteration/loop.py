@@ -18,11 +18,10 @@ the first candidate is gated against the ``heuristic``. The tile game's teacher 
 cycle through expansion sets (``variants``); its gate plays the base game. With
 ``deep_share`` P > 0 its teacher is playout-cap randomised: a share P of the placements is
 searched with ``deep_samples`` continuations, and only those are recorded and fitted
-(:mod:`.positions`). With ``tables``
-of 3-5 players the tile loop teaches the table network instead (the shipped
-``carcassonne_table.npz`` unless ``init_model`` names another), searched alone at those
-tables, and gates the candidate at each of them against ``PLAYERS - 1`` seats of the
-teacher's network (:func:`gate`).
+(:mod:`.positions`). With ``tables`` of 3-5 players the tile loop teaches the table network
+instead (the shipped ``carcassonne_table.npz`` unless ``init_model`` names another),
+searched alone at those tables, and gates the candidate at each of them against
+``PLAYERS - 1`` seats of the teacher's network (:func:`gate`).
 """
 
 from __future__ import annotations
