@@ -20,7 +20,7 @@ from .expert_iteration import table_list, variant_list
 SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
             "batch_size", "validation", "anchor_weight", "target", "gate_deals",
             "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
-            "variants", "future")  # fmt: skip
+            "variants", "future", "deep_samples", "deep_share")  # fmt: skip
 
 
 def future_weight(text: str) -> float | str:
@@ -63,6 +63,14 @@ def add_expert_loop_parser(sub) -> None:
                         "(2)")  # fmt: skip
     p.add_argument("--keep", type=_positive(int),
                    help="tile game: options stored per placement (8)")  # fmt: skip
+    p.add_argument("--deep-samples", type=_positive(int),
+                   help="tile game: the deep search's S2, continuations per reply on the "
+                        "placements of --deep-share (16)")  # fmt: skip
+    p.add_argument("--deep-share", type=float,
+                   help="tile game: playout-cap randomisation, the share of placements "
+                        "searched deep (search=K:S2) and played by it, in [0, 1]: the "
+                        "only ones recorded and fitted; the cheap search=K:S plays the "
+                        "others (0: off)")  # fmt: skip
     p.add_argument("--worlds", type=_positive(int),
                    help="card game: the search's W, sampled worlds (search=W:K; 8)")  # fmt: skip
     p.add_argument("--future", type=future_weight,

@@ -356,3 +356,53 @@ def test_the_iteration_curve_plays_every_network_alone_and_searched(tmp_path, ca
     with pytest.raises(SystemExit):  # not a loop folder: one argparse message
         curve.main([str(tmp_path), "--deals", "1"])
     assert "has no loop.json" in capsys.readouterr().err
+
+
+def test_a_loop_with_a_deep_search_records_and_keeps_it(tmp_path, capsys) -> None:
+    """``--deep-share``/``--deep-samples``: the teacher games record only the deep search's
+    placements, the fit trains on those; the run keeps the settings (an option given again
+    must agree); a loop.json from before them resumes as a loop without a deep search."""
+    run = (tmp_path / "run").resolve()
+    deep = ["--deep-share", "0.5", "--deep-samples", "1"]  # TINY's teacher: search=1:0
+    argv = ["expert-loop", str(run), *TINY, "--gate-threshold", "0", "--no-progress"]
+    assert main([*argv, *deep]) == 0
+    capsys.readouterr()
+    summary = json.loads((run / "loop.json").read_text())
+    assert (summary["config"]["deep_share"], summary["config"]["deep_samples"]) == (0.5, 1)
+    teacher = run / "iteration_0" / "teacher"
+    held = json.loads((teacher / "positions.json").read_text())
+    assert (held["deep_share"], held["deep_samples"]) == (0.5, 1)
+    decisions = set()
+    for path in teacher.glob("game_*.npz"):
+        with np.load(path) as z:
+            decisions |= {(path.name, int(d)) for d in z["decision"]}
+    entry = summary["iterations"][0]
+    assert 0 < entry["placements"] == len(decisions) < 2 * 6  # about half of 2 x 6 placements
+    files = {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.name != "loop.json"}
+    assert main(["expert-loop", str(run), "--deep-share", "0.5", "--no-progress"]) == 0
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.name != "loop.json"} == files
+    capsys.readouterr()
+    assert main(["expert-loop", str(run), "--deep-share", "0.25"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (deep_share: 0.5 there, 0.25 here)" in err
+    assert len(err.strip().splitlines()) == 1
+    for bad, told in ((["--deep-share", "1.5"], "deep share must be in [0, 1]"),
+                      (["--deep-share", "0.5", "--deep-samples", "2"],
+                       "needs deep samples above the teacher's samples (S2 > S = 2), got 2"),
+                      (["--game", "cardcassonne", "--deep-share", "0.5"], "settings: deep_share"),
+                      (["--game", "cardcassonne", "--deep-samples", "4"],
+                       "settings: deep_samples")):  # fmt: skip
+        assert main(["expert-loop", str(tmp_path / "bad"), *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert told in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "bad").exists()
+    # a loop.json written before the deep search: no deep search, and a share 0 agrees
+    old = {k: v for k, v in dataclasses.asdict(CONFIG).items()
+           if k not in ("deep_samples", "deep_share")}  # fmt: skip
+    before = tmp_path / "before"
+    before.mkdir()
+    (before / "loop.json").write_text(json.dumps({"config": old, "iterations": []}))
+    assert load_config(before, {"deep_share": 0.0}) == CONFIG
+    assert CONFIG.deep_share == 0.0 and CONFIG.deep() == {}
+    with pytest.raises(ValueError, match="deep_share: 0.0 there, 0.5 here"):
+        load_config(before, {"deep_share": 0.5, "deep_samples": 1})

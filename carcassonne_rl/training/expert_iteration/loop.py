@@ -15,11 +15,13 @@ the teacher is ``heuristic:search=W:K`` and, once a network is accepted,
 ``pretrained:search=W:K@NETWORK``; its games cycle through ``tables``; each fit
 (:mod:`.card_fit`) trains on this iteration's teacher games and all earlier iterations';
 the first candidate is gated against the ``heuristic``. The tile game's teacher games may
-cycle through expansion sets (``variants``); its gate plays the base game. With ``tables``
-of 3-5 players the tile loop teaches the table network instead (the shipped
-``carcassonne_table.npz`` unless ``init_model`` names another), searched alone at those
-tables, and gates the candidate at each of them against ``PLAYERS - 1`` seats of the
-teacher's network (:func:`gate`).
+cycle through expansion sets (``variants``); its gate plays the base game. With
+``deep_share`` P > 0 its teacher is playout-cap randomised: a share P of the placements is
+searched with ``deep_samples`` continuations, and only those are recorded and fitted
+(:mod:`.positions`). With ``tables`` of 3-5 players the tile loop teaches the table network
+instead (the shipped ``carcassonne_table.npz`` unless ``init_model`` names another),
+searched alone at those tables, and gates the candidate at each of them against
+``PLAYERS - 1`` seats of the teacher's network (:func:`gate`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ LOOP_FILE = "loop.json"
 #: table is the other game's, left None
 DEFAULTS: dict[str, dict[str, Any]] = {
     "carcassonne": {"candidates": 3, "samples": 2, "keep": 8, "epochs": 4,
-                    "learning_rate": 3e-4, "variants": ("base",), "tables": (2,)},
+                    "learning_rate": 3e-4, "variants": ("base",), "tables": (2,),
+                    "deep_samples": 16},
     "cardcassonne": {"candidates": 3, "epochs": 6, "learning_rate": 1e-3,
                      "tables": (2, 2, 3, 4, 5), "worlds": 8, "future": 1.0},
 }  # fmt: skip
@@ -73,16 +76,19 @@ class LoopConfig:
     worlds: int | None = None  # card: the search's W (8)
     variants: tuple[str, ...] | None = None  # tile: the expansion sets teacher games cycle
     future: float | str | None = None  # card: the search's F at its leaves (1; "net": the network)
+    deep_samples: int | None = None  # tile: the deep search's S2 (16), on deep_share of placements
+    deep_share: float = 0.0  # tile: placements searched deep, the only ones recorded (0: none)
 
     def __post_init__(self) -> None:
         if self.game not in DEFAULTS:
             raise ValueError(f"game must be one of {', '.join(DEFAULTS)}, got {self.game!r}")
         defaults = DEFAULTS[self.game]
-        foreign = [k for k in ("samples", "keep", "worlds", "variants", "future")
+        foreign = [k for k in ("samples", "keep", "worlds", "variants", "future",
+                               "deep_samples")
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
             foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
-                self.target != "search")  # fmt: skip
+                self.target != "search") + ["deep_share"] * (self.deep_share != 0)  # fmt: skip
         if foreign:
             mine, other = ("tile", "card") if self.game == "carcassonne" else ("card", "tile")
             raise ValueError(f"the {mine} game's loop does not take the {other} game's "
@@ -113,6 +119,10 @@ class LoopConfig:
             raise ValueError(f"future {NET_LEAF!r} values the search's leaves by its "
                              "network: the loop needs an init model (the first teacher's "
                              "network)")  # fmt: skip
+        if self.game == "carcassonne":
+            from .positions import check_deep
+
+            check_deep(self.deep_samples, self.deep_share, self.samples)
         if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
@@ -123,6 +133,13 @@ class LoopConfig:
             raise ValueError("target blend is the 2-player network's (played averaged with "
                              "the heuristic); at tables of 3-5 the search's network plays "
                              "alone: target search")  # fmt: skip
+
+    def deep(self) -> dict[str, Any]:
+        """The teacher games' deep search as :func:`.positions.collect` takes it (none:
+        nothing, the teacher of loops before it)."""
+        if self.deep_share > 0:
+            return {"deep_samples": self.deep_samples, "deep_share": self.deep_share}
+        return {}
 
     def at_tables(self) -> bool:
         """Whether this is the tile loop at tables of 3-5 players (the table network's)."""
@@ -365,7 +382,7 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
             played = collect(folder / "teacher", config.games_at(k), entry["teacher"], seed,
                              workers, config.keep, on_game, address, config.placements,
                              tables=tuple(config.tables),
-                             variants=tuple(config.variants))  # fmt: skip
+                             variants=tuple(config.variants), **config.deep())  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0
             entry["teacher_games_timed"] = played

@@ -22,6 +22,15 @@ searched ones among them) are stored as rows:
   played.
 
 An option that ends the game is not stored (its value is exact, nothing to learn).
+
+Playout-cap randomisation (``deep_share`` P > 0, with ``deep_samples`` S2, as KataGo's
+many cheap searches and a few deep ones): a share P of the placements, drawn by a stream
+of the deal and the agent seed (:func:`deep_placements`), is searched by a second search
+with the same ``K`` and network and ``S2`` continuations per reply (:func:`deep_teacher`),
+which plays its choice there; the cheap search (``S``) plays the others. Only the deep
+placements are recorded, so every target is a deep search's and ``chosen`` is its choice;
+``decision`` keeps counting every placement searched (it has gaps). P = 0 (the default) is
+the teacher without it: the same games and rows.
 """
 
 from __future__ import annotations
@@ -46,6 +55,10 @@ SETTINGS_FILE = "positions.json"
 ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
 #: the tile game's variant without expansions; the others join expansion names with ``+``
 BASE = "base"
+#: the deep search's agent seed is the teacher's plus this (its own random stream)
+DEEP_SEED_OFFSET = 2**40
+#: keys the stream that draws the deep placements (with the deal and the agent seed)
+DEEP_STREAM = 4_517
 
 
 def variant_expansions(variant: str, game: str = "carcassonne") -> tuple[str, ...]:
@@ -122,18 +135,56 @@ def make_teacher(spec: str, seed: int, players: int = 2) -> ExpectimaxAgent:
     return agent
 
 
+def check_deep(deep_samples: int | None, deep_share: float, samples: int | None = None
+               ) -> None:  # fmt: skip
+    """``ValueError`` unless ``deep_share`` is in [0, 1] and, when it is above 0,
+    ``deep_samples`` is a count of continuations above the cheap search's ``samples``."""
+    if not 0.0 <= deep_share <= 1.0:
+        raise ValueError(f"deep share must be in [0, 1] (the share of placements the deep "
+                         f"search values), got {deep_share}")  # fmt: skip
+    if deep_share > 0 and (deep_samples is None or deep_samples < 1
+                           or (samples is not None and deep_samples <= samples)):  # fmt: skip
+        raise ValueError("a deep share above 0 needs deep samples above the teacher's samples "
+                         f"(S2 > S = {samples}), got {deep_samples}")  # fmt: skip
+
+
+def deep_teacher(spec: str, seed: int, players: int, deep_samples: int) -> ExpectimaxAgent:
+    """The deep search of the teacher ``spec``: its search (the same ``K``, network and
+    blend) with ``deep_samples`` continuations per reply and its own random stream (agent
+    seed ``seed + DEEP_SEED_OFFSET``)."""
+    deep = make_teacher(spec, seed + DEEP_SEED_OFFSET, players)
+    deep.samples = deep_samples
+    return deep
+
+
+def deep_placements(deal: int, seed: int) -> np.random.Generator:
+    """The stream that draws which placements of teacher game ``deal`` (agent seed
+    ``seed``) the deep search values: one ``random()`` per tile placement, deep below the
+    share."""
+    return np.random.default_rng((deal, seed, DEEP_STREAM))
+
+
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
                       placements: int | None = None, expansions: tuple[str, ...] = (),
-                      players: int = 2, kernel: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
+                      players: int = 2, kernel: bool = True, deep_samples: int | None = None,
+                      deep_share: float = 0.0) -> dict[str, np.ndarray]:  # fmt: skip
     """Play deal ``deal`` (``players`` seats, the base game or with ``expansions``) with the
     teacher in every seat; the rows of its placements (see the module's docstring).
     ``placements``: stop after that many tile placements (a shortened game, for tests and
     throughput measurements). ``kernel``: the search's option kernel (False: the reference
-    path, a clone per option; the same game and rows)."""
+    path, a clone per option; the same game and rows). ``deep_share`` > 0: that share of the
+    placements searched and played by the deep search of ``deep_samples`` continuations,
+    the only ones recorded (the module's docstring)."""
     from carcassonne_rl.games.registry import new_game
 
     teacher = make_teacher(spec, seed, players)
     teacher.kernel = kernel
+    check_deep(deep_samples, deep_share, teacher.samples)
+    deep, draws = None, None
+    if deep_share > 0:
+        deep = deep_teacher(spec, seed, players, int(deep_samples))  # type: ignore[arg-type]
+        deep.kernel = kernel
+        draws = deep_placements(deal, seed)
     net = teacher.net
     state = new_game("carcassonne", players, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
@@ -143,10 +194,14 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         if state.phase != "place_tile":
             state.apply_code(teacher.act(state, player))
             continue
-        opts, prior, refined = teacher.search(state, player)
-        picked = pick(refined, teacher.rng)  # the search's choice, as its act() makes it
+        searcher = teacher
+        if draws is not None and draws.random() < deep_share:
+            searcher = deep
+        opts, prior, refined = searcher.search(state, player)
+        picked = pick(refined, searcher.rng)  # the search's choice, as its act() makes it
         if len(opts) > 1:
-            _record(rows, net, opts, prior, refined, picked, player, decision, keep)
+            if deep is None or searcher is deep:
+                _record(rows, net, opts, prior, refined, picked, player, decision, keep)
             decision += 1
         state.apply_code(option_code(opts, picked))
         placed += 1
@@ -182,20 +237,24 @@ def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndar
         rows["chosen"].append(i == picked)
 
 
+#: the tile teacher's deep search: (deep samples S2, deep share P); None: none
+Deep = tuple[int, float] | None
 #: one teacher game: (game, table size, expansions, teacher spec, deal, agent seed, keep,
-#: length limit, file to write)
-TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, str]
+#: length limit, deep search, file to write)
+TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, Deep, str]
 
 
 def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
     """The rows of one teacher game (a Ray task's work: the driver writes them). The card
-    game's (``card_teacher``) record every option of a turn; ``keep`` is the tile game's."""
-    game, players, expansions, spec, deal, seed, keep, limit, _ = job
+    game's (``card_teacher``) record every option of a turn; ``keep`` and the deep search
+    are the tile game's."""
+    game, players, expansions, spec, deal, seed, keep, limit, deep, _ = job
     if game == "cardcassonne":
         from .card_teacher import play_card_teacher_game
 
         return play_card_teacher_game(spec, deal, seed, players, decisions=limit)
-    return play_teacher_game(spec, deal, seed, keep, limit, expansions, players)
+    more = {"deep_samples": deep[0], "deep_share": deep[1]} if deep else {}
+    return play_teacher_game(spec, deal, seed, keep, limit, expansions, players, **more)
 
 
 def _play_one(job: TeacherJob) -> str:
@@ -205,11 +264,11 @@ def _play_one(job: TeacherJob) -> str:
 
 def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 8,
                  placements: int | None = None, game: str = "carcassonne",
-                 tables: tuple[int, ...] = (2,), variants: tuple[str, ...] = (BASE,)
-                 ) -> list[TeacherJob]:  # fmt: skip
+                 tables: tuple[int, ...] = (2,), variants: tuple[str, ...] = (BASE,),
+                 deep: Deep = None) -> list[TeacherJob]:  # fmt: skip
     """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included);
     game ``g`` is played at the table ``tables[g % len(tables)]`` and, in the tile game, in
-    the variant ``variants[g % len(variants)]``."""
+    the variant ``variants[g % len(variants)]`` (with the deep search ``deep``)."""
     jobs = []
     for g in range(games):
         deal = teacher_deal(seed, g)
@@ -219,7 +278,7 @@ def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 
         expansions = variant_expansions(variants[g % len(variants)]) if tile else ()
         agent_seed = seeds.teacher_agent_seed(seed, g)
         jobs.append((game, players, expansions, teacher, deal, agent_seed, keep, placements,
-                     path))  # fmt: skip
+                     deep, path))  # fmt: skip
     return jobs
 
 
@@ -248,16 +307,27 @@ def collect(
     game: str = "carcassonne",
     tables: tuple[int, ...] = (2,),
     variants: tuple[str, ...] = (BASE,),
+    deep_samples: int | None = None,
+    deep_share: float = 0.0,
 ) -> int:
     """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
     (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
     games)`` after each. Returns how many were played. ``placements``: shortened games
     (see :func:`play_teacher_game`; recorded with the folder's settings). ``game``: the
     tile game (its games cycle through the expansion sets of ``variants``) or the card
-    game; the games of either cycle through the table sizes of ``tables``."""
+    game; the games of either cycle through the table sizes of ``tables``. ``deep_share``
+    > 0 (tile game): playout-cap randomisation with ``deep_samples`` (see the module's
+    docstring; recorded with the folder's settings)."""
     tables = check_tables(tables, game)
     check_teacher(game, teacher, seed, tables)  # a bad spec fails here, before any process
     variants = check_variants(variants, game)
+    deep: Deep = None
+    if deep_share > 0 or deep_samples is not None:
+        if game != "carcassonne":
+            raise ValueError("the deep search (deep samples, deep share) is the tile game's")
+        check_deep(deep_samples, deep_share, make_teacher(teacher, seed, tables[0]).samples)
+        if deep_share > 0:
+            deep = (int(deep_samples), float(deep_share))  # type: ignore[arg-type]
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
     if game != "carcassonne":
         settings.update(game=game, tables=list(tables))
@@ -267,8 +337,11 @@ def collect(
         settings["variants"] = list(variants)
     if placements is not None:
         settings["placements"] = placements
+    if deep is not None:  # folders of teachers without a deep search stay valid
+        settings.update(deep_samples=deep[0], deep_share=deep[1])
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
-    jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables, variants)
+    jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables, variants,
+                        deep)  # fmt: skip
     todo = [j for j in jobs if not Path(j[-1]).exists()]
     done = games - len(todo)
     if address:
