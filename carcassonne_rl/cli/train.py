@@ -118,8 +118,9 @@ def add_train_parser(sub) -> None:
         "--device",
         default=None,
         help=_default(
-            "torch device of the PPO learner: auto (a GPU if there is one), cpu, cuda, "
-            "cuda:N, mps (may change on --resume)",
+            "torch device of the learner: auto (a GPU if there is one), cpu, cuda, "
+            "cuda:N, mps (may change on --resume); --algo afterstate: its self-play's "
+            "network evaluations too, default cpu",
             TrainConfig.device,
         ),
     )
@@ -238,14 +239,17 @@ def train_config(args: argparse.Namespace, base: dict, config_class: type = Trai
     if args.envs is not None:
         kwargs["n_envs" if config_class is TrainConfig else "workers"] = args.envs
     if args.device is not None:
-        if config_class is not TrainConfig:
-            raise UserError("--device is for --algo ppo (the afterstate learner trains on the CPU)")
         kwargs["device"] = args.device
     kwargs.update(parse_overrides(args.set, config_class))
     try:
-        return config_class(**kwargs)
+        config = config_class(**kwargs)
+        if config_class is not TrainConfig:  # the afterstate learner: is the device here?
+            from carcassonne_rl.agents.common.device_net import resolve_device
+
+            resolve_device(config.device)
     except (TypeError, ValueError) as err:
         raise UserError(f"bad training settings: {err}") from None
+    return config
 
 
 def run_train(args: argparse.Namespace) -> int:

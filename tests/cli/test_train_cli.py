@@ -104,5 +104,10 @@ def test_train_device_option_reaches_the_model(tmp_path, monkeypatch) -> None:
     assert json.loads((run / "config.json").read_text())["device"] == "cpu"
     assert main([*args, "--overwrite", "--device", "gpu"]) == 2  # one line, no traceback
     tile = ["train", "--out", str(tmp_path / "a"), "--no-progress", "--device", "cpu"]
-    assert main([*tile, "--algo", "afterstate"]) == 2
     assert main([*tile, "--backend", "rllib"]) == 2
+    # the afterstate learner and its self-play evaluations: a device name it knows, here
+    after = ["train", "--algo", "afterstate", "--out", str(tmp_path / "b"), "--no-progress"]
+    assert main([*after, "--device", "gpu"]) == 2
+    if not torch.cuda.is_available():
+        assert main([*after, "--device", "cuda"]) == 2  # no GPU here: one line
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())

@@ -8,6 +8,7 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from carcassonne_rl.agents.common.device_net import check_device
 from carcassonne_rl.encoders.features.card import FEATURE_SET as CARD_FEATURE_SET
 from carcassonne_rl.encoders.features.table import FEATURE_SETS, feature_set_name
 from carcassonne_rl.games.carcassonne.config import EXPANSIONS
@@ -94,6 +95,10 @@ class AfterstateConfig:
     # the card game's network (CARD_NETWORKS), and the options a search_value network ranks
     card_network: str = "afterstate"
     candidates: int = 3
+    # torch device of the learner and of self-play's batched network evaluations: "cpu"
+    # (the numpy network, bit for bit reproducible), "auto", "cuda", "cuda:N", "mps"
+    # (agents.common.device_net; the same values to float32 tolerance)
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -124,6 +129,7 @@ class AfterstateConfig:
             raise ValueError("card_network is a setting of the card game (--game cardcassonne)")
         if self.candidates <= 0:
             raise ValueError(f"candidates must be > 0, got {self.candidates}")
+        check_device(self.device)
         if self.baseline_agent not in BASELINE_AGENTS:
             raise ValueError(
                 f"baseline_agent must be one of {BASELINE_AGENTS}, got {self.baseline_agent!r}"

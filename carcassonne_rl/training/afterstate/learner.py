@@ -16,6 +16,7 @@ from carcassonne_rl.agents.card.value import (
     load_card_net,
     load_card_value_net,
 )
+from carcassonne_rl.agents.common.device_net import resolve_device
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
 from carcassonne_rl.agents.tile.afterstate import (
     MODEL_KIND,
@@ -87,8 +88,8 @@ def copy_weights(model, net: MLP) -> None:
     linear = [m for m in model if isinstance(m, nn.Linear)]
     with torch.no_grad():
         for m, (w, b) in zip(linear, net.layers, strict=True):
-            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
-            m.bias.copy_(torch.from_numpy(np.asarray(b)))
+            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)).to(m.weight.device))
+            m.bias.copy_(torch.from_numpy(np.asarray(b)).to(m.bias.device))
 
 
 def numpy_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -96,7 +97,8 @@ def numpy_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
     from torch import nn
 
     linear = [m for m in model if isinstance(m, nn.Linear)]
-    return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linear]
+    return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+            for m in linear]  # fmt: skip
 
 
 def load_weights(model, config: AfterstateConfig) -> None:
@@ -128,15 +130,17 @@ def load_weights(model, config: AfterstateConfig) -> None:
 
 
 class Learner:
-    """The torch model, its optimiser and the replay buffer."""
+    """The torch model (on ``config.device``), its optimiser and the replay buffer."""
 
     def __init__(self, config: AfterstateConfig) -> None:
         import torch
 
         self.config = config
+        self.device = torch.device(resolve_device(config.device))
         self.model = torch_net(config)
         if config.init_model:
             load_weights(self.model, config)
+        self.model.to(self.device)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate)
         self.x = np.zeros((0, input_width(config)), np.float32)
         self.y = np.zeros(0, np.float32)
@@ -154,7 +158,8 @@ class Learner:
         import torch
 
         with torch.no_grad():
-            shift = float(np.mean(y) - self.model(torch.from_numpy(x))[:, 0].mean().item())
+            xd = torch.from_numpy(x).to(self.device)
+            shift = float(np.mean(y) - self.model(xd)[:, 0].mean().item())
             self.model[-1].bias += shift
         return shift
 
@@ -167,8 +172,8 @@ class Learner:
         losses = []
         for _ in range(steps):
             idx = self.rng.integers(0, len(self.y), size=min(c.batch_size, len(self.y)))
-            xb = torch.from_numpy(self.x[idx])
-            yb = torch.from_numpy(self.y[idx])
+            xb = torch.from_numpy(self.x[idx]).to(self.device)
+            yb = torch.from_numpy(self.y[idx]).to(self.device)
             loss = torch.mean((self.model(xb)[:, 0] - yb) ** 2)
             self.opt.zero_grad()
             loss.backward()
@@ -193,11 +198,12 @@ class Learner:
     def load(self, path: Path) -> None:
         import torch
 
-        data = torch.load(path, weights_only=True)  # tensors and plain values only
+        # tensors and plain values only; a run may resume on another device
+        data = torch.load(path, weights_only=True, map_location=self.device)
         self.model.load_state_dict(data["model"])
         self.opt.load_state_dict(data["opt"])
-        self.x = data["x"].numpy().astype(np.float32)
-        self.y = data["y"].numpy()
+        self.x = data["x"].cpu().numpy().astype(np.float32)
+        self.y = data["y"].cpu().numpy()
         self.rng.bit_generator.state = data["rng"]
 
 

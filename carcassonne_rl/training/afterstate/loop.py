@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from carcassonne_rl.agents.common.device_net import on_device
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.training.afterstate.config import AfterstateConfig
 
@@ -78,6 +79,7 @@ def play_loop(adapter: GameAdapter, config: AfterstateConfig, net: MLP | None,
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     margins_vs_greedy: dict[int, list[float]] = {}
+    models = {NET: _evaluator(net, config.device), SNAPSHOT: _evaluator(past, config.device)}
     decisions = 0
     live = list(games)
     while live:
@@ -93,7 +95,7 @@ def play_loop(adapter: GameAdapter, config: AfterstateConfig, net: MLP | None,
                 decisions += 1
             else:
                 pending[kind].append(it)
-        for kind, model in ((NET, net), (SNAPSHOT, past)):
+        for kind, model in models.items():
             items = pending[kind]
             if not items:
                 continue
@@ -127,6 +129,11 @@ def play_loop(adapter: GameAdapter, config: AfterstateConfig, net: MLP | None,
         "decisions": decisions,
         "games": len(games),
     }
+
+
+def _evaluator(net: MLP | None, device: str) -> Any:
+    """``net`` evaluated on ``device`` (the numpy network itself on the CPU)."""
+    return None if net is None else on_device(net, device)
 
 
 def pick_all(vals: np.ndarray, offsets: np.ndarray, rngs: list[random.Random], epsilon: float,
