@@ -127,6 +127,15 @@ class TileVectorEnv(BatchedVectorEnv):
             self._glob, self._scratch, self._views, self._last_rel, self._seat, self._dropped,
         )  # fmt: skip
 
+    def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action index per game (int64 ``[N]``; one compiled call,
+        from the engine's legal moves rather than a scan of the masks)."""
+        rng = rng if rng is not None else np.random.default_rng()
+        out = np.empty(self.num_envs, np.int64)
+        VK.random_legal(self.batch.ints, self._origin, self._dropped, self._mask, self.window,
+                        rng.random(self.num_envs), out)  # fmt: skip
+        return out
+
     def _infos(self) -> dict[str, Any]:
         infos = super()._infos()
         if self._dropped.any():

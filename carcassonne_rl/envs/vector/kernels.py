@@ -168,3 +168,59 @@ def start_parallel(board, ints, tiles, segs, events, pool, hist, ids, players, m
         _start_game(j, board, ints, tiles, segs, events, pool, hist, ids, players, messages,
                     autofig, decks, ndecks, msgdecks, width, obs_mode, origin, mask, planes,
                     glob, scratch, views, last_rel, seat, dropped)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _rank_in_mask(row, u):
+    """The legal entry of rank ``floor(u * count)`` of ``row`` (-1: none legal)."""
+    count = 0
+    for a in range(row.shape[0]):
+        count += row[a] != 0
+    if count == 0:
+        return -1
+    k = min(int(u * count), count - 1)
+    for a in range(row.shape[0]):
+        if row[a] != 0:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def random_legal(ints, origin, dropped, mask, width, u, out):
+    """``out[i]``: a uniformly random legal action index of game ``i`` for uniform ``u[i]``
+    (-1 where none is legal), drawn from the engine's legal codes rather than by a scan of
+    the mask: the code of rank ``floor(u[i] * count)`` among those the window can express
+    (each such code has its own mask entry), as its action index. Message-8 choices (a tile
+    may hold several of them) are ranked in the mask itself."""
+    p0 = width * width * 4
+    for i in range(ints.shape[0]):
+        phase = ints[i, L.R_PHASE]
+        nl = ints[i, L.R_NLEGAL]
+        a = -1
+        if phase == L.PHASE_TILE and nl > 0:
+            x0, y0 = origin[i, 0], origin[i, 1]
+            count = nl - dropped[i]
+            k = min(int(u[i] * count), count - 1)
+            for j in range(nl):
+                code = ints[i, L.O_LEGAL + j]
+                cell = code >> 2
+                wx = cell % L.SIZE - L.OFF - x0
+                wy = cell // L.SIZE - L.OFF - y0
+                if 0 <= wx < width and 0 <= wy < width:
+                    if k == 0:
+                        a = (wy * width + wx) * 4 + (code & 3)
+                        break
+                    k -= 1
+        elif nl > 0 and phase in (L.PHASE_FOLLOWER, L.PHASE_FIGURE, L.PHASE_MESSAGE):
+            code = ints[i, L.O_LEGAL + min(int(u[i] * nl), nl - 1)]
+            if phase == L.PHASE_FOLLOWER:
+                a = p0 + code
+            elif phase == L.PHASE_FIGURE:
+                a = p0 + TK.A_FIGURE + code
+            else:
+                a = p0 + TK.A_MESSAGE + code
+        if a < 0 or a >= mask.shape[1] or mask[i, a] == 0:
+            a = _rank_in_mask(mask[i], u[i])  # message 8, or a mask not of this position
+        out[i] = a
