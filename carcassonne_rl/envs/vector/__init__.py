@@ -44,7 +44,7 @@ from carcassonne_rl.envs import carcassonne_v0, carcassonne_v1
 from carcassonne_rl.envs.vector import kernels as VK
 from carcassonne_rl.envs.vector.base import PARALLEL_MIN, BatchedVectorEnv
 from carcassonne_rl.games.carcassonne import layout as L
-from carcassonne_rl.games.carcassonne.batch import TileBatch, deal_arrays
+from carcassonne_rl.games.carcassonne.batch import TileBatch, deal_many
 
 TILE_VECTOR_ENVS = ("carcassonne_v0", "carcassonne_v1")
 _OBS_MODE = {"carcassonne_v0": 1, "carcassonne_v1": 2}
@@ -107,18 +107,9 @@ class TileVectorEnv(BatchedVectorEnv):
 
     def _deal(self, ids: np.ndarray) -> None:
         """Deal games ``ids`` with the next seed of their generator and observe them."""
-        k = len(ids)
-        decks = np.zeros((k, L.MAX_DECK), np.int32)
-        ndecks = np.zeros(k, np.int64)
-        msgdecks = np.zeros((k, L.NUM_MESSAGES), np.int32)
-        config = self.batch.config
-        for j, i in enumerate(ids):
-            seed = int(self._rngs[i].integers(0, 2**31 - 1))  # as GameEnv.reset draws it
-            deck, msgs = deal_arrays(config, seed)
-            decks[j, : len(deck)] = deck
-            ndecks[j] = len(deck)
-            msgdecks[j] = msgs
-            self.batch.seeds[i] = seed
+        seeds = [int(self._rngs[i].integers(0, 2**31 - 1)) for i in ids]  # as GameEnv.reset
+        self.batch.seeds[ids] = seeds
+        decks, ndecks, msgdecks = deal_many(self.batch.config, seeds)
         b = self.batch
         self._threads()
         self._start_all(
