@@ -286,7 +286,10 @@ def write_board(board, ints, tiles, segs, player, nplayers, x0, y0, out, view):
         return True
     xa, xb, ya, yb = view[V_XLO], view[V_XHI], view[V_YLO], view[V_YHI]
     if xa <= xb:
-        out[:, ya : yb + 1, xa : xb + 1] = 0
+        if (xb - xa + 1) * (yb - ya + 1) * 8 > width * width:
+            out[:] = 0  # (one memset beats a loop over the rectangle's rows)
+        else:
+            out[:, ya : yb + 1, xa : xb + 1] = 0
     TK.encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out)
     xa, xb, ya, yb = width, -1, width, -1
     n = ints[L.R_NSLOTS]
