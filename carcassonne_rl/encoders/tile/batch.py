@@ -327,11 +327,17 @@ def write_v0(board, ints, tiles, segs, player, nplayers, x0, y0, out, view, last
     """``carcassonne_v0``'s planes (159, W, W) of seat ``player`` written over ``out``
     (``TileEncoder.encode_into``): the board planes by ``write_board``, and only the global
     planes whose value differs from ``last_globals`` (uint8 (113,), updated), every one of
-    them if the buffer was new."""
+    them if the buffer was new. ``last_globals`` may hold 226 values: the second half is
+    then scratch for the new ones (else they are allocated)."""
     nb = TK.NUM_BOARD_PLANES
+    ng = TK.NUM_GLOBALS
     fresh = view[V_VALID] == 0
     write_board(board, ints, tiles, segs, player, nplayers, x0, y0, out[:nb], view)
-    g = np.zeros(TK.NUM_GLOBALS, np.uint8)
+    if last_globals.shape[0] >= 2 * ng:
+        g = last_globals[ng : 2 * ng]
+        g[:] = 0
+    else:
+        g = np.zeros(ng, np.uint8)
     TK.encode_globals(ints, player, nplayers, g, 255)
     for k in range(TK.NUM_GLOBALS):
         if fresh or g[k] != last_globals[k]:

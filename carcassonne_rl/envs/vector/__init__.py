@@ -84,7 +84,7 @@ class TileVectorEnv(BatchedVectorEnv):
             self._glob = np.zeros((1, TK.NUM_GLOBALS), np.float32)
             parts = {"observation": self._planes}
         self._obs = {**(parts if self.observations else {}), "action_mask": self._mask}
-        self._scratch = np.zeros((n, TK.NUM_GLOBALS), np.uint8)
+        self._scratch = np.zeros((n, 2 * TK.NUM_GLOBALS), np.uint8)  # write_v0's globals
         self._origin = np.zeros((n, 2), np.int64)
         self._views = empty_views(n)
         self._dropped = np.zeros(n, np.int64)
