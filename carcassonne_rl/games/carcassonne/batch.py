@@ -23,7 +23,7 @@ from numba import njit, prange
 from ..errors import IllegalActionError
 from ..game_batch import GameBatch
 from . import layout as L
-from .config import GameConfig, _pile_letters, shuffled_deck
+from .config import GameConfig, draw_pile_counts, shuffled_deck
 from .kernels import apply_action, setup_game
 from .state import State
 from .tiles import LETTERS, MAX_SEGMENTS, START_TILE, TYPE_OF_LETTER
@@ -185,8 +185,8 @@ def deal_many(config: GameConfig, seeds) -> tuple[np.ndarray, np.ndarray, np.nda
     ``deal_arrays(config, s)`` for each of ``seeds``, in one compiled call (seeds from 0 to
     2**32 - 1; others go through ``deal_arrays``)."""
     seeds = [int(s) for s in seeds]
-    letters = _pile_letters(config.labyrinth_tiles if config.labyrinth else 0)
-    types = _TYPE_OF_BYTE[letters]
+    letters = "".join(c * n for c, n in draw_pile_counts(config).items())  # shuffled_deck's
+    types = _TYPE_OF_BYTE[np.frombuffer(letters.encode(), np.uint8)]
     k = len(seeds)
     decks = np.zeros((k, L.MAX_DECK), np.int32)
     msgdecks = np.zeros((k, L.NUM_MESSAGES), np.int32)
