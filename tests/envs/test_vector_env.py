@@ -34,11 +34,12 @@ def _same_obs(vec_obs: dict, i: int, obs: dict, where: str) -> None:
         assert got.tobytes() == part.tobytes(), (where, key)
 
 
-def lockstep(name, players, expansions, reward_mode, num_envs, steps, seed, illegal_every=0):
+def lockstep(name, players, expansions, reward_mode, num_envs, steps, seed, illegal_every=0,
+             **more):  # fmt: skip
     """Step a vector env and ``num_envs`` AEC envs with the same random legal actions;
     returns the number of games finished. ``illegal_every``: now and then a masked-out
-    action (both must end that game the same way)."""
-    kwargs = {"players": players, "expansions": expansions, "reward_mode": reward_mode}
+    action (both must end that game the same way). ``more``: further env arguments."""
+    kwargs = {"players": players, "expansions": expansions, "reward_mode": reward_mode, **more}
     vec = make_vec(name, num_envs=num_envs, **kwargs)
     aecs = [make(name, **kwargs) for _ in range(num_envs)]
     obs, infos = vec.reset(seed=seed)
@@ -52,7 +53,9 @@ def lockstep(name, players, expansions, reward_mode, num_envs, steps, seed, ille
         actions = np.zeros(num_envs, np.int64)
         for i in range(num_envs):
             legal = np.flatnonzero(obs["action_mask"][i])
-            if illegal_every and rng.random() < 1 / illegal_every:
+            if len(legal) == 0:  # (a small window: every move outside it)
+                actions[i] = 0
+            elif illegal_every and rng.random() < 1 / illegal_every:
                 actions[i] = int(np.flatnonzero(obs["action_mask"][i] == 0)[0])
             else:
                 actions[i] = int(rng.choice(legal))
@@ -88,6 +91,14 @@ def lockstep(name, players, expansions, reward_mode, num_envs, steps, seed, ille
 def test_vector_env_plays_the_aec_game(name, players, expansions, reward_mode) -> None:
     finished = lockstep(name, players, expansions, reward_mode, 8, 1000, seed=11 * players)
     assert finished >= 40  # about 50 games: every one ended and was dealt again, 5 times
+
+
+@pytest.mark.filterwarnings("ignore:.*outside the.*window")
+@pytest.mark.parametrize(("name", "window"), [("carcassonne_v1", 7), ("carcassonne_v0", 11)])
+def test_a_small_window_that_moves_and_drops_tiles_gives_the_aec_bytes(name, window) -> None:
+    # the window moves often and far, tiles leave and enter it, moves fall outside it
+    finished = lockstep(name, 2, ("messages",), "win_loss", 4, 400, 3, window=window)
+    assert finished >= 4
 
 
 def test_a_masked_out_action_ends_the_game_as_the_classic_wrapper_does() -> None:
@@ -216,3 +227,30 @@ def test_gymnasium_makes_the_single_agent_view() -> None:
     assert obs in env.observation_space and not truncated
     vec = gymnasium.make_vec("carcassonne_rl/cardcassonne-v0", num_envs=2)
     assert vec.reset(seed=0)[0].shape[0] == 2
+
+
+@pytest.mark.parametrize(("expansions", "window"), [((), 29), (("messages", "labyrinth"), 9)])
+def test_random_actions_are_uniform_over_the_masks_legal_entries(expansions, window) -> None:
+    import warnings
+
+    from carcassonne_rl.envs.vector import kernels as VK
+
+    env = make_vec("carcassonne_v1", num_envs=16, players=3, expansions=expansions, window=window)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    draws = 2000
+    for _ in range(40):
+        counts = np.zeros((env.num_envs, env.num_actions), np.int64)
+        out = np.empty(env.num_envs, np.int64)
+        for j in range(draws):  # u on an even grid: each legal entry drawn as often, +-1
+            u = np.full(env.num_envs, (j + 0.5) / draws)
+            VK.random_legal(env.batch.ints, env._origin, env._dropped, env._mask, env.window,
+                            u, out)  # fmt: skip
+            counts[np.arange(env.num_envs), out] += 1
+        for i in range(env.num_envs):
+            legal = np.flatnonzero(env._mask[i])
+            assert np.array_equal(np.flatnonzero(counts[i]), legal)
+            assert counts[i, legal].max() - counts[i, legal].min() <= 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (moves outside the small window)
+            env.step(env.random_actions(rng))

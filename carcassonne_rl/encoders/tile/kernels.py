@@ -99,6 +99,74 @@ def write_tile_planes(t, r, out, wy, wx):
 
 
 @njit(cache=True, nogil=True)
+def encode_followers(tiles, segs, s, player, nplayers, wy, wx, out):
+    """The follower planes (owner, ports, centre) of the tile in slot ``s`` at cell (wy, wx)
+    of ``out``, seen by seat ``player``; returns whether a follower stands on it."""
+    t, r = tiles[s, 0], tiles[s, 1]
+    base = s * MAX_SEGMENTS
+    any_owner = False
+    for k in range(NSEG[t]):
+        owner = segs[base + k, L.S_OWNER]
+        if owner >= 0:
+            any_owner = True
+            out[B_FOLLOWER + (owner - player) % nplayers, wy, wx] = 1
+            for port in range(12):
+                if PORTMAP[t, r, port] == k:
+                    out[B_FPORT + port, wy, wx] = 1
+            if SEG_KIND[t, k] in (CLOISTER, LABYRINTH):
+                out[B_FCENTRE, wy, wx] = 1
+    return any_owner
+
+
+@njit(cache=True, nogil=True)
+def encode_cloister_done(board, tiles, s, wy, wx, out):
+    """Set the cloister-complete plane of the tile in slot ``s`` at cell (wy, wx) if it has
+    a cloister with all 8 neighbours."""
+    t = tiles[s, 0]
+    for k in range(NSEG[t]):
+        if SEG_KIND[t, k] == CLOISTER:
+            if out[B_CDONE, wy, wx] != 0:
+                return
+            cell = (tiles[s, 3] + OFF) * SIZE + tiles[s, 2] + OFF
+            full = 0
+            for d in RING:
+                if board[cell + d] >= 0:
+                    full += 1
+            if full == 8:
+                out[B_CDONE, wy, wx] = 1
+            return
+
+
+@njit(cache=True, nogil=True)
+def encode_done_sides(tiles, segs, s, wy, wx, out):
+    """Set the complete-side planes of the tile in slot ``s`` at cell (wy, wx): each side
+    whose road or city is complete (no open side left)."""
+    t, r = tiles[s, 0], tiles[s, 1]
+    base = s * MAX_SEGMENTS
+    for side in range(4):
+        k = PORTMAP[t, r, side]
+        if (
+            k >= 0
+            and SEG_KIND[t, k] != LABYRINTH
+            and EDGES[t, r, side] >= 2
+            and out[B_DONE + side, wy, wx] == 0
+            and segs[_root(segs, base + k), L.S_OPEN] == 0
+        ):
+            out[B_DONE + side, wy, wx] = 1
+
+
+@njit(cache=True, nogil=True)
+def encode_tile(board, tiles, segs, s, player, nplayers, wy, wx, out):
+    """Every plane of the tile in slot ``s`` at cell (wy, wx) of ``out`` (``encode_board``
+    for one tile; what is already set there is not computed again)."""
+    if out[B_PRESENT, wy, wx] == 0:
+        write_tile_planes(tiles[s, 0], tiles[s, 1], out, wy, wx)
+    encode_cloister_done(board, tiles, s, wy, wx, out)
+    encode_followers(tiles, segs, s, player, nplayers, wy, wx, out)
+    encode_done_sides(tiles, segs, s, wy, wx, out)
+
+
+@njit(cache=True, nogil=True)
 def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
     """Write the board planes of the window at (x0, y0) into the zeroed ``out`` (C, W, W).
 
@@ -109,42 +177,10 @@ def encode_board(board, ints, tiles, segs, player, nplayers, x0, y0, out):
     width = out.shape[1]
     n = ints[L.R_NSLOTS]
     for s in range(n):
-        t, r, x, y = tiles[s, 0], tiles[s, 1], tiles[s, 2], tiles[s, 3]
-        wx, wy = x - x0, y - y0
+        wx, wy = tiles[s, 2] - x0, tiles[s, 3] - y0
         if wx < 0 or wy < 0 or wx >= width or wy >= width:
             continue
-        if out[B_PRESENT, wy, wx] == 0:
-            write_tile_planes(t, r, out, wy, wx)
-        base = s * MAX_SEGMENTS
-        cell = (y + OFF) * SIZE + x + OFF
-        for k in range(NSEG[t]):
-            g = base + k
-            kind = SEG_KIND[t, k]
-            if kind == CLOISTER and out[B_CDONE, wy, wx] == 0:
-                full = 0
-                for d in RING:
-                    if board[cell + d] >= 0:
-                        full += 1
-                if full == 8:
-                    out[B_CDONE, wy, wx] = 1
-            owner = segs[g, L.S_OWNER]
-            if owner >= 0:
-                out[B_FOLLOWER + (owner - player) % nplayers, wy, wx] = 1
-                for port in range(12):
-                    if PORTMAP[t, r, port] == k:
-                        out[B_FPORT + port, wy, wx] = 1
-                if kind in (CLOISTER, LABYRINTH):
-                    out[B_FCENTRE, wy, wx] = 1
-        for side in range(4):
-            k = PORTMAP[t, r, side]
-            if (
-                k >= 0
-                and out[B_DONE + side, wy, wx] == 0
-                and SEG_KIND[t, k] != LABYRINTH
-                and EDGES[t, r, side] >= 2
-                and segs[_root(segs, base + k), L.S_OPEN] == 0
-            ):
-                out[B_DONE + side, wy, wx] = 1
+        encode_tile(board, tiles, segs, s, player, nplayers, wy, wx, out)
     if n > 0:
         s = ints[L.R_LAST]
         wx, wy = tiles[s, 2] - x0, tiles[s, 3] - y0

@@ -44,7 +44,7 @@ from carcassonne_rl.envs import carcassonne_v0, carcassonne_v1
 from carcassonne_rl.envs.vector import kernels as VK
 from carcassonne_rl.envs.vector.base import PARALLEL_MIN, BatchedVectorEnv
 from carcassonne_rl.games.carcassonne import layout as L
-from carcassonne_rl.games.carcassonne.batch import TileBatch, deal_arrays
+from carcassonne_rl.games.carcassonne.batch import TileBatch, deal_many
 
 TILE_VECTOR_ENVS = ("carcassonne_v0", "carcassonne_v1")
 _OBS_MODE = {"carcassonne_v0": 1, "carcassonne_v1": 2}
@@ -84,7 +84,7 @@ class TileVectorEnv(BatchedVectorEnv):
             self._glob = np.zeros((1, TK.NUM_GLOBALS), np.float32)
             parts = {"observation": self._planes}
         self._obs = {**(parts if self.observations else {}), "action_mask": self._mask}
-        self._scratch = np.zeros((n, TK.NUM_GLOBALS), np.uint8)
+        self._scratch = np.zeros((n, 2 * TK.NUM_GLOBALS), np.uint8)  # write_v0's globals
         self._origin = np.zeros((n, 2), np.int64)
         self._views = empty_views(n)
         self._dropped = np.zeros(n, np.int64)
@@ -107,18 +107,9 @@ class TileVectorEnv(BatchedVectorEnv):
 
     def _deal(self, ids: np.ndarray) -> None:
         """Deal games ``ids`` with the next seed of their generator and observe them."""
-        k = len(ids)
-        decks = np.zeros((k, L.MAX_DECK), np.int32)
-        ndecks = np.zeros(k, np.int64)
-        msgdecks = np.zeros((k, L.NUM_MESSAGES), np.int32)
-        config = self.batch.config
-        for j, i in enumerate(ids):
-            seed = int(self._rngs[i].integers(0, 2**31 - 1))  # as GameEnv.reset draws it
-            deck, msgs = deal_arrays(config, seed)
-            decks[j, : len(deck)] = deck
-            ndecks[j] = len(deck)
-            msgdecks[j] = msgs
-            self.batch.seeds[i] = seed
+        seeds = [int(self._rngs[i].integers(0, 2**31 - 1)) for i in ids]  # as GameEnv.reset
+        self.batch.seeds[ids] = seeds
+        decks, ndecks, msgdecks = deal_many(self.batch.config, seeds)
         b = self.batch
         self._threads()
         self._start_all(
@@ -126,6 +117,15 @@ class TileVectorEnv(BatchedVectorEnv):
             msgdecks, self.window, self._obs_mode, self._origin, self._mask, self._planes,
             self._glob, self._scratch, self._views, self._last_rel, self._seat, self._dropped,
         )  # fmt: skip
+
+    def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action index per game (int64 ``[N]``; one compiled call,
+        from the engine's legal moves rather than a scan of the masks)."""
+        rng = rng if rng is not None else np.random.default_rng()
+        out = np.empty(self.num_envs, np.int64)
+        VK.random_legal(self.batch.ints, self._origin, self._dropped, self._mask, self.window,
+                        rng.random(self.num_envs), out)  # fmt: skip
+        return out
 
     def _infos(self) -> dict[str, Any]:
         infos = super()._infos()

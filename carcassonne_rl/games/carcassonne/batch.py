@@ -23,12 +23,12 @@ from numba import njit, prange
 from ..errors import IllegalActionError
 from ..game_batch import GameBatch
 from . import layout as L
-from .config import GameConfig, shuffled_deck
+from .config import GameConfig, draw_pile_counts, shuffled_deck
 from .kernels import apply_action, setup_game
 from .state import State
 from .tiles import LETTERS, MAX_SEGMENTS, START_TILE, TYPE_OF_LETTER
 
-__all__ = ["HISTORY_LEN", "TileBatch", "deal_arrays"]
+__all__ = ["HISTORY_LEN", "TileBatch", "deal_arrays", "deal_many"]
 
 # OpenMP's threads otherwise spin while they wait: on a machine busier than its cores (other
 # processes, or the caller's own threads) a parallel step then costs a scheduler slice, tens
@@ -49,6 +49,157 @@ def deal_arrays(config: GameConfig, seed: int) -> tuple[np.ndarray, np.ndarray]:
     pile, messages = shuffled_deck(GameConfig(**{**config.to_dict(), "seed": int(seed)}))
     deck = _TYPE_OF_BYTE[np.frombuffer(pile.encode(), np.uint8)]
     return deck, np.frombuffer(messages.encode(), np.uint8).astype(np.int32) - ord("0")
+
+
+# NumPy's SeedSequence (pool of 4 words) and PCG64 (XSL-RR 128/64), as
+# ``np.random.default_rng(seed)`` seeds and draws them, for ``deal_many``'s compiled shuffle
+_U32 = np.uint64(0xFFFFFFFF)
+_INIT_A, _MULT_A = np.uint64(0x43B0D7E5), np.uint64(0x931E8875)
+_INIT_B, _MULT_B = np.uint64(0x8B51F9DD), np.uint64(0x58F38DED)
+_MIX_L, _MIX_R = np.uint64(0xCA01F9DD), np.uint64(0x4973F715)
+_PCG_HI, _PCG_LO = np.uint64(2549297995355413924), np.uint64(4865540595714422341)
+_SH16, _SH32, _SH58, _ONE, _ZERO = (np.uint64(16), np.uint64(32), np.uint64(58), np.uint64(1),
+                                    np.uint64(0))  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _hashmix(value, hc):
+    """SeedSequence's hashmix on uint32 values held in uint64; returns (value, hash const)."""
+    value = value ^ hc
+    hc = (hc * _MULT_A) & _U32
+    value = (value * hc) & _U32
+    return value ^ (value >> _SH16), hc
+
+
+@njit(cache=True, nogil=True)
+def _mix(x, y):
+    r = ((_MIX_L * x) - (_MIX_R * y)) & _U32
+    return r ^ (r >> _SH16)
+
+
+@njit(cache=True, nogil=True)
+def _mul64(a, b):
+    """The 128-bit product of two uint64 as (high, low)."""
+    a0, a1 = a & _U32, a >> _SH32
+    b0, b1 = b & _U32, b >> _SH32
+    p00, p01, p10 = a0 * b0, a0 * b1, a1 * b0
+    mid = (p00 >> _SH32) + (p01 & _U32) + (p10 & _U32)
+    return a1 * b1 + (p01 >> _SH32) + (p10 >> _SH32) + (mid >> _SH32), (p00 & _U32) | (mid << _SH32)
+
+
+@njit(cache=True, nogil=True)
+def _pcg_step(st):
+    """state = state * multiplier + increment (mod 2**128); ``st``: hi, lo, inc hi, inc lo."""
+    hi, lo = _mul64(st[1], _PCG_LO)
+    hi = hi + st[0] * _PCG_LO + st[1] * _PCG_HI
+    lo2 = lo + st[3]
+    st[0] = hi + st[2] + (_ONE if lo2 < lo else _ZERO)
+    st[1] = lo2
+
+
+@njit(cache=True, nogil=True)
+def _seed_pcg(seed, st):
+    """PCG64 state of ``np.random.default_rng(seed)`` (0 <= seed < 2**32) into ``st``
+    (hi, lo, inc hi, inc lo, uint32 buffered (1) or not (0), the buffered uint32)."""
+    pool = np.zeros(4, np.uint64)
+    hc = _INIT_A
+    for i in range(4):
+        pool[i], hc = _hashmix(np.uint64(seed) if i == 0 else _ZERO, hc)
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                h, hc = _hashmix(pool[i_src], hc)
+                pool[i_dst] = _mix(pool[i_dst], h)
+    hb = _INIT_B
+    words = np.zeros(8, np.uint64)
+    for i in range(8):
+        v = pool[i % 4] ^ hb
+        hb = (hb * _MULT_B) & _U32
+        v = (v * hb) & _U32
+        words[i] = v ^ (v >> _SH16)
+    val0 = words[0] | (words[1] << _SH32)
+    val1 = words[2] | (words[3] << _SH32)
+    inc0 = words[4] | (words[5] << _SH32)
+    inc1 = words[6] | (words[7] << _SH32)
+    st[0], st[1] = _ZERO, _ZERO  # pcg_setseq_128_srandom_r
+    st[2] = (inc0 << _ONE) | (inc1 >> np.uint64(63))
+    st[3] = (inc1 << _ONE) | _ONE
+    _pcg_step(st)
+    lo = st[1] + val1
+    st[0] = st[0] + val0 + (_ONE if lo < st[1] else _ZERO)
+    st[1] = lo
+    _pcg_step(st)
+    st[4], st[5] = _ZERO, _ZERO
+
+
+@njit(cache=True, nogil=True)
+def _next32(st):
+    if st[4] != _ZERO:
+        st[4] = _ZERO
+        return st[5]
+    _pcg_step(st)
+    hi, lo = st[0], st[1]
+    rot = hi >> _SH58
+    x = hi ^ lo
+    out = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+    st[4], st[5] = _ONE, out >> _SH32
+    return out & _U32
+
+
+@njit(cache=True, nogil=True)
+def _permute(st, values, out):
+    """``out[:] = values[rng.permutation(len(values))]`` (``Generator.shuffle`` of an arange:
+    Fisher-Yates from the end, ``random_interval`` by masked rejection on uint32 draws)."""
+    n = values.shape[0]
+    perm = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        mask = np.uint64(i)
+        for sh in (1, 2, 4, 8, 16):
+            mask |= mask >> np.uint64(sh)
+        while True:
+            j = _next32(st) & mask
+            if j <= np.uint64(i):
+                break
+        k = int(j)
+        perm[i], perm[k] = perm[k], perm[i]
+    for i in range(n):
+        out[i] = values[perm[i]]
+
+
+@njit(cache=True, nogil=True)
+def _deal_all(seeds, types, messages, decks, msgdecks):
+    """Decks (tile types) and message stacks of ``shuffled_deck`` for ``seeds`` (< 2**32)."""
+    st = np.zeros(6, np.uint64)
+    cards = np.arange(1, 9).astype(np.int32)
+    for j in range(seeds.shape[0]):
+        _seed_pcg(seeds[j], st)
+        _permute(st, types, decks[j])
+        if messages:
+            _permute(st, cards, msgdecks[j])
+        else:
+            msgdecks[j, :] = cards
+
+
+def deal_many(config: GameConfig, seeds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(decks ``[k, MAX_DECK]``, deck lengths ``[k]``, message stacks ``[k, 8]``) of
+    ``deal_arrays(config, s)`` for each of ``seeds``, in one compiled call (seeds from 0 to
+    2**32 - 1; others go through ``deal_arrays``)."""
+    seeds = [int(s) for s in seeds]
+    letters = "".join(c * n for c, n in draw_pile_counts(config).items())  # shuffled_deck's
+    types = _TYPE_OF_BYTE[np.frombuffer(letters.encode(), np.uint8)]
+    k = len(seeds)
+    decks = np.zeros((k, L.MAX_DECK), np.int32)
+    msgdecks = np.zeros((k, L.NUM_MESSAGES), np.int32)
+    ndecks = np.full(k, len(types), np.int64)
+    if all(0 <= s < 2**32 for s in seeds):
+        _deal_all(np.array(seeds, np.int64), types, bool(config.messages), decks, msgdecks)
+        return decks, ndecks, msgdecks
+    for j, s in enumerate(seeds):
+        deck, msgs = deal_arrays(config, s)
+        decks[j, : len(deck)] = deck
+        ndecks[j] = len(deck)
+        msgdecks[j] = msgs
+    return decks, ndecks, msgdecks
 
 
 @njit(cache=True, nogil=True)
@@ -145,14 +296,7 @@ class TileBatch(GameBatch):
 
     # ------------------------------------------------------------------ dealing
     def _deal(self, ids: np.ndarray, seeds: np.ndarray) -> None:
-        decks = np.zeros((len(ids), L.MAX_DECK), np.int32)
-        ndecks = np.zeros(len(ids), np.int64)
-        msgdecks = np.zeros((len(ids), L.NUM_MESSAGES), np.int32)
-        for j, s in enumerate(seeds):
-            deck, msgs = deal_arrays(self.config, int(s))
-            decks[j, : len(deck)] = deck
-            ndecks[j] = len(deck)
-            msgdecks[j] = msgs
+        decks, ndecks, msgdecks = deal_many(self.config, seeds)
         _restart_all(*self.arrays, self.history, ids, *self._options, decks, ndecks, msgdecks)
 
     # ------------------------------------------------------------------ stepping

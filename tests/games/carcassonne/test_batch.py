@@ -95,3 +95,17 @@ def test_an_illegal_code_changes_no_game() -> None:
 def test_bad_sizes_are_refused(bad) -> None:
     with pytest.raises(ValueError, match="num_games"):
         TileBatch(GameConfig(), bad)
+
+
+@pytest.mark.parametrize("expansions", [(), ("messages", "labyrinth")])
+def test_the_compiled_deal_is_the_single_engines_shuffle(expansions) -> None:
+    from carcassonne_rl.games.carcassonne.batch import deal_arrays, deal_many
+
+    config = GameConfig(players=3, expansions=expansions)
+    seeds = [0, 1, 2, 255, 2**16, 2**31 - 2, 2**32 - 1, 2**32, 2**40 + 3]  # the last two: Python's
+    seeds += np.random.default_rng(0).integers(0, 2**31 - 1, 200).tolist()
+    decks, ndecks, msgdecks = deal_many(config, seeds)
+    for j, seed in enumerate(seeds):
+        deck, messages = deal_arrays(config, seed)
+        assert ndecks[j] == len(deck) and decks[j, : len(deck)].tolist() == deck.tolist(), seed
+        assert msgdecks[j].tolist() == messages.tolist(), seed
