@@ -135,12 +135,12 @@ def option_capacity(ints):
 @njit(cache=True, nogil=True)
 def _record(board, ints, tiles, segs, n, over, scores, per, left):
     npl = ints[R_NPLAYERS]
+    scores[n, :] = 0  # the seats past the table's: 0 (a batch may mix tables)
     for p in range(npl):
         scores[n, p] = ints[R_SCORES + p]
     over[n] = ints[R_PHASE] == PHASE_OVER
-    out = per[n, :npl]
-    out[:] = 0.0
-    left[n] = player_features_kernel(board, ints, tiles, segs, out)
+    per[n] = 0.0
+    left[n] = player_features_kernel(board, ints, tiles, segs, per[n, :npl])
 
 
 @njit(cache=True, nogil=True)
@@ -313,8 +313,8 @@ def _empty(capacity: int, seats: int = MAX_PLAYERS) -> list[np.ndarray]:
         np.empty(capacity, np.int64),
         np.empty(capacity, np.int64),
         np.empty(capacity, np.bool_),
-        np.zeros((capacity, seats), np.int64),
-        np.zeros((capacity, seats, PLAYER_FEATURES), np.float64),
+        np.empty((capacity, seats), np.int64),  # each row written whole by _record
+        np.empty((capacity, seats, PLAYER_FEATURES), np.float64),
         np.empty(capacity, np.float64),
     ]
 
