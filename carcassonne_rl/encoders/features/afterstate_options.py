@@ -3,7 +3,8 @@
 The reference path (``agents.tile.afterstate.options`` then ``value_inputs``) clones a Python
 state per option, applies the option, settles the turn by the default rules
 (``agents.tile.greedy.settle``) and encodes each child. Here one Numba call does the same
-for a position, or for a batch of positions: it applies every option on scratch copies of
+for a position (``option_tables``: one such call per position, on the position's own
+arrays; ``options_batch_kernel``: a stacked batch): it applies every option on scratch copies of
 the engine's arrays with the engine's own kernels (``kernels.apply_action``, the function
 every ``State.apply_code`` runs), settles the turn by the same rules, and writes each
 option's
@@ -353,16 +354,16 @@ def option_tables(states: list[Any]) -> tuple[Options, np.ndarray]:
     if not states:
         return Options(*_empty(0), *_config_columns_empty()), np.zeros(1, np.int64)
     sources = [_source(s).kernel_arrays() for s in states]
-    boards = np.stack([a.board for a in sources])
-    ints = np.stack([a.ints for a in sources])
-    tiles = np.stack([a.tiles for a in sources])
-    segs = np.stack([a.segs for a in sources])
     capacity = sum(int(option_capacity(a.ints)) for a in sources)
     out = _empty(capacity, max(s.config.players for s in states))
     counts = np.zeros(len(states), np.int64)
-    total = int(options_batch_kernel(boards, ints, tiles, segs, counts, *out))
-    if total < 0:
-        _raise(total)
+    total = 0  # one call a position, on its own arrays (stacking them would copy them all)
+    for k, a in enumerate(sources):
+        c = int(options_kernel(a.board, a.ints, a.tiles, a.segs, total, *out))
+        if c < 0:
+            _raise(c)
+        counts[k] = c
+        total += c
     offsets = np.concatenate([[0], np.cumsum(counts)])
     columns = [np.repeat(np.array(v, dtype), counts) for v, dtype in (
         ([s.config.players for s in states], np.int64),
