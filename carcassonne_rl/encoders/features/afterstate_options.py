@@ -3,7 +3,8 @@
 The reference path (``agents.tile.afterstate.options`` then ``value_inputs``) clones a Python
 state per option, applies the option, settles the turn by the default rules
 (``agents.tile.greedy.settle``) and encodes each child. Here one Numba call does the same
-for a position, or for a batch of positions: it applies every option on scratch copies of
+for a position (``option_tables``: one such call per position, on the position's own
+arrays; ``options_batch_kernel``: a stacked batch): it applies every option on scratch copies of
 the engine's arrays with the engine's own kernels (``kernels.apply_action``, the function
 every ``State.apply_code`` runs), settles the turn by the same rules, and writes each
 option's
@@ -135,12 +136,12 @@ def option_capacity(ints):
 @njit(cache=True, nogil=True)
 def _record(board, ints, tiles, segs, n, over, scores, per, left):
     npl = ints[R_NPLAYERS]
+    scores[n, :] = 0  # the seats past the table's: 0 (a batch may mix tables)
     for p in range(npl):
         scores[n, p] = ints[R_SCORES + p]
     over[n] = ints[R_PHASE] == PHASE_OVER
-    out = per[n, :npl]
-    out[:] = 0.0
-    left[n] = player_features_kernel(board, ints, tiles, segs, out)
+    per[n] = 0.0
+    left[n] = player_features_kernel(board, ints, tiles, segs, per[n, :npl])
 
 
 @njit(cache=True, nogil=True)
@@ -313,8 +314,8 @@ def _empty(capacity: int, seats: int = MAX_PLAYERS) -> list[np.ndarray]:
         np.empty(capacity, np.int64),
         np.empty(capacity, np.int64),
         np.empty(capacity, np.bool_),
-        np.zeros((capacity, seats), np.int64),
-        np.zeros((capacity, seats, PLAYER_FEATURES), np.float64),
+        np.empty((capacity, seats), np.int64),  # each row written whole by _record
+        np.empty((capacity, seats, PLAYER_FEATURES), np.float64),
         np.empty(capacity, np.float64),
     ]
 
@@ -353,16 +354,16 @@ def option_tables(states: list[Any]) -> tuple[Options, np.ndarray]:
     if not states:
         return Options(*_empty(0), *_config_columns_empty()), np.zeros(1, np.int64)
     sources = [_source(s).kernel_arrays() for s in states]
-    boards = np.stack([a.board for a in sources])
-    ints = np.stack([a.ints for a in sources])
-    tiles = np.stack([a.tiles for a in sources])
-    segs = np.stack([a.segs for a in sources])
     capacity = sum(int(option_capacity(a.ints)) for a in sources)
     out = _empty(capacity, max(s.config.players for s in states))
     counts = np.zeros(len(states), np.int64)
-    total = int(options_batch_kernel(boards, ints, tiles, segs, counts, *out))
-    if total < 0:
-        _raise(total)
+    total = 0  # one call a position, on its own arrays (stacking them would copy them all)
+    for k, a in enumerate(sources):
+        c = int(options_kernel(a.board, a.ints, a.tiles, a.segs, total, *out))
+        if c < 0:
+            _raise(c)
+        counts[k] = c
+        total += c
     offsets = np.concatenate([[0], np.cumsum(counts)])
     columns = [np.repeat(np.array(v, dtype), counts) for v, dtype in (
         ([s.config.players for s in states], np.int64),
