@@ -47,6 +47,7 @@ def test_round_log_undoes_the_true_moves(seed):
     while not s.is_over:
         p = s.current_player
         logs[p].observe(view(s, p))
+        logs[p].observe(view(s, p))  # the same decision seen twice: nothing new
         moves = logs[p].moves
         if s.phase == "turn" and moves:
             w = s.clone()

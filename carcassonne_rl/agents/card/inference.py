@@ -97,8 +97,8 @@ class RoundLog:
 
     def observe(self, v: PlayerView) -> None:
         """Take the view of one of the seat's decisions (others are ignored)."""
-        if v.players != 2 or v.phase != "turn" or v.current_player != v.player:
-            return
+        if v.players != 2 or v.phase != "turn" or v.current_player != v.player or v == self.prev:
+            return  # (the same decision seen again: nothing new)
         me, opp = v.player, 1 - v.player
         if v.round != self.round:
             self.round, self.prev, self.moves = v.round, v, []
