@@ -88,6 +88,11 @@ def _word(*choices: str) -> Callable[[str], str]:
     return parse_word
 
 
+def _infer(text: str) -> str | None:
+    word = _word("none", "policy", "heuristic")(text)
+    return None if word == "none" else word
+
+
 def _text(text: str) -> str:
     if not text.strip():
         raise ValueError
@@ -110,6 +115,8 @@ _CARD_SEARCH = (
     Key("horizon", "int >= 1: rounds played on", 1, _int_at_least(1)),
     Key("leaf", "net, table (net at 2 players, 1 at 3-5) or a weight >= 0 of the future "
         "(base=heuristic: a weight, 1 by default)", "table", _leaf),
+    Key("infer", "none, policy or heuristic: worlds resampled by how likely each makes the "
+        "other seat's play this round (2 players)", None, _infer),
 )  # fmt: skip
 _BOTH = tuple(GAMES)
 GAME_WORDS = {"carcassonne": "the tile game (carcassonne)",

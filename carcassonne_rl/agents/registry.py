@@ -326,12 +326,14 @@ def _build_named(text: str, family: str, v: dict[str, Any], net: Path | None, ga
         return pretrained_search(text, params, game, seed)
     if family == "search":
         leaf = format_value(v["leaf"])
+        from carcassonne_rl.agents.card.inference import with_inference
+
         if v["base"] == "heuristic":
             leaf = "1" if v["leaf"] == "table" else leaf
             params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf]
-            return heuristic_search(params, game, seed)
+            return with_inference(heuristic_search(params, game, seed), v["infer"])
         params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf, *at]
-        return shipped.make_card_search(params, seed)
+        return with_inference(shipped.make_card_search(params, seed), v["infer"])
     if family == "blend":
         params = [f"blend={format_value(v['weight'])}", *at]
         return shipped.make_blend(params, seed)

@@ -1,0 +1,204 @@
+"""Card inference (``search(infer=...)``): the round's moves read from the seat's views, the
+likelihood of the other seat's play, the degenerate weights' fallback and the twin test."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+from carcassonne_rl.agents.card.inference import (
+    TEMPERATURE,
+    InferenceSearchAgent,
+    Move,
+    RoundLog,
+    ess,
+    heuristic_values,
+    log_likelihood,
+    resample,
+    tempered,
+    undo,
+)
+from carcassonne_rl.agents.card.search import CardSearchAgent
+from carcassonne_rl.games.cardcassonne import new_game, redeal_unseen, view
+from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
+from carcassonne_rl.games.cardcassonne.config import GameConfig
+
+CARD = "cardcassonne"
+SMALL = "search(base=heuristic, worlds=2, candidates=2, infer=heuristic)"
+
+
+def heuristic_game(seed: int, players: int = 2):
+    """A game of heuristic seats: (state, agents)."""
+    return new_game(GameConfig(players=players, seed=seed)), [
+        CardHeuristicAgent(q) for q in range(players)
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_round_log_undoes_the_true_moves(seed):
+    """The moves a seat reads from its views, taken back, are the game's last moves."""
+    s, agents = heuristic_game(seed)
+    logs = [RoundLog(), RoundLog()]
+    checked = evidence = 0
+    while not s.is_over:
+        p = s.current_player
+        logs[p].observe(view(s, p))
+        logs[p].observe(view(s, p))  # the same decision seen twice: nothing new
+        moves = logs[p].moves
+        if s.phase == "turn" and moves:
+            w = s.clone()
+            codes = [undo(w, m) for m in reversed(moves)][::-1]
+            assert codes == s.history[-len(moves) :]
+            checked += 1
+            evidence += sum(m.seat != p for m in moves)
+        s.apply_code(agents[p].act(s, p))
+    assert checked > 50 and evidence > checked
+
+
+def test_round_log_is_off_at_three_players():
+    s, agents = heuristic_game(2, players=3)
+    log = RoundLog()
+    while s.round < 2:
+        if s.current_player == 0:
+            log.observe(view(s, 0))
+            assert log.moves == []
+        s.apply_code(agents[s.current_player].act(s, s.current_player))
+
+
+def _swap(s, seat: int, out: int, into: int):
+    """``s`` with one ``out`` of ``seat``'s hand exchanged for an ``into`` of the pile."""
+    t = s.clone()
+    t.card_order = list(t.card_order)  # clones share the pile order
+    pos = t.card_order.index(into, t.deck_pos)
+    t.card_order[pos] = out
+    t.hands[seat][out] -= 1
+    t.hands[seat][into] += 1
+    return t
+
+
+def test_likelihood_prefers_the_world_where_the_best_play_was_made():
+    """Seat 1 played its heuristic-best face-up card. A world where it also held a card whose
+    play would have been far better (and skipped it) is less likely than the true one."""
+    values, temp = heuristic_values(), TEMPERATURE["heuristic"]
+    h = CardHeuristicAgent(0)
+    for seed in range(20):
+        s, agents = heuristic_game(seed)
+        while not s.is_over:
+            p = s.current_player
+            if p == 1 and s.phase == "turn" and s.played[1] and s.hand_size[1] > 1:
+                break
+            s.apply_code(agents[p].act(s, p))
+        else:
+            continue
+        before = s.clone()
+        legal = s.legal_codes()
+        scored = dict(h.scored(view(s, 1), legal))
+        best = max(legal, key=scored.get)
+        if not PLAY_UP <= best < FOLLOWER:  # a card, face up
+            continue
+        played = ((best - PLAY_UP) >> 2, (best - PLAY_UP) & 3)
+        last = s.last_follower
+        s.apply_code(best)
+        if s.current_player != 0:
+            continue
+        pile = set(s.card_order[s.deck_pos :])
+        held = [k for k, c in enumerate(s.hands[1]) if c]
+        for into in sorted(pile):
+            for out in held:
+                if out == into:
+                    continue
+                alt = _swap(before, 1, out, into)
+                alt_legal = alt.legal_codes()
+                alt_scores = dict(h.scored(view(alt, 1), alt_legal))
+                skipped = max(alt_scores.values())
+                if best not in alt_scores or skipped < alt_scores[best] + 10:
+                    continue
+                world = _swap(s, 1, out, into)
+                assert view(world, 0) == view(s, 0)  # both fit seat 0's view
+                moves = [Move(1, played[1], last)]
+                hands = [list(h) for h in s.hands]
+                true_ll = log_likelihood(s, moves, 0, values, temp)
+                skip_ll = log_likelihood(world, moves, 0, values, temp)
+                assert true_ll > skip_ll + 1.0
+                assert s.hands == hands  # the world is not changed
+                return
+    pytest.fail("no position with an obviously better skipped play found")
+
+
+def test_degenerate_weights_are_tempered():
+    log_w = np.array([0.0] + [-500.0] * 15)
+    assert ess(np.exp(log_w)) < 1.01
+    weights, power = tempered(log_w, 4.0)
+    assert 0.0 < power < 1.0 and ess(weights) >= 4.0 - 1e-6
+    picks = resample(weights, 8, random.Random(0))
+    assert len(set(picks)) >= 3
+    flat, power = tempered(np.zeros(16), 4.0)
+    assert power == 1.0 and np.allclose(flat, 1 / 16)
+    uniform, power = tempered(np.full(5, -np.inf), 2.0)
+    assert power == 0.0 and np.allclose(uniform, 0.2)
+    weights, _ = tempered(np.array([0.0, -np.inf, 0.0, -1.0]), 1.0)
+    assert weights[1] == 0.0 and abs(weights.sum() - 1) < 1e-12
+    assert sorted(set(resample(np.array([0.0, 1.0, 0.0]), 4, random.Random(1)))) == [1]
+
+
+def _to_decision(seed: int, round_: int):
+    """A heuristic game stopped at seat 0's third turn decision of round ``round_``."""
+    s, agents = heuristic_game(seed)
+    seen = 0
+    while True:
+        p = s.current_player
+        if p == 0 and s.phase == "turn" and s.round == round_:
+            seen += 1
+            if seen == 3:
+                return s
+        s.apply_code(agents[p].act(s, p))
+
+
+def test_twin_same_decisions_from_the_same_views():
+    """Hidden cards redrawn (the other hand, its face-down cards, the pile), the seat's views
+    unchanged: the inference search decides the same at each of its decisions."""
+    state = _to_decision(3, 2)
+    twin = redeal_unseen(state, 0, random.Random(11))
+    assert twin.hands[1] != state.hands[1] and view(twin, 0) == view(state, 0)
+    a, b = make_agent(SMALL, CARD, seed=5), make_agent(SMALL, CARD, seed=5)
+    assert isinstance(a, InferenceSearchAgent)
+    s, t = new_game(state.config, state.card_order), new_game(twin.config, twin.card_order)
+    evidence = 0
+    for x, y in zip(state.history, twin.history, strict=True):
+        if s.current_player == 0:
+            assert view(s, 0) == view(t, 0)
+            assert a.act(s, 0) == b.act(t, 0)
+            assert a.last_inference == b.last_inference
+            evidence += a.last_inference.get("evidence", 0) > 0
+        s.apply_code(x)
+        t.apply_code(y)
+    assert a.act(s, 0) == b.act(t, 0)
+    assert evidence >= 2
+
+
+def test_plain_search_without_evidence_and_at_three_players():
+    """Without the other seat's moves to read (3 players) it is the plain search."""
+    s, agents = heuristic_game(4, players=3)
+    a = make_agent(SMALL, CARD, seed=2)
+    b = make_agent("search(base=heuristic, worlds=2, candidates=2)", CARD, seed=2)
+    assert not isinstance(b, InferenceSearchAgent) and isinstance(b, CardSearchAgent)
+    for _ in range(20):
+        p = s.current_player
+        if p == 0:
+            assert a.act(s, 0) == b.act(s, 0)
+        s.apply_code(agents[p].act(s, p))
+
+
+def test_infer_key():
+    agent = make_agent("search(infer=policy)", CARD)
+    assert isinstance(agent, InferenceSearchAgent) and agent.model == "policy"
+    assert agent.temperature == TEMPERATURE["policy"]
+    assert not isinstance(make_agent("search(infer=none)", CARD), InferenceSearchAgent)
+    with pytest.raises(ValueError, match=r"infer=bogus is not none, policy or heuristic"):
+        make_agent("search(infer=bogus)", CARD)
+    with pytest.raises(ValueError, match="inference model must be one of"):
+        InferenceSearchAgent(CardHeuristicAgent, model="bogus")
