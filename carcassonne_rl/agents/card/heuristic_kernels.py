@@ -1,7 +1,8 @@
 """The card heuristic as Numba kernels over one batched game's array (``batch.pack_state``):
 each turn option's projected margin (``CardHeuristicAgent.project``) and the scoring
 decisions, by the ``misplaced="apart"`` rule and the weights of :func:`weights_array`. A
-second implementation of :mod:`.heuristic` (the reference), the same sums in the same order
+second implementation of :mod:`~carcassonne_rl.agents.card.heuristic` (the reference), the
+same sums in the same order
 (``tests/agents/test_card_search_batched.py``), for the search's rollouts
 (:mod:`.search_kernels`)."""
 

@@ -1,5 +1,6 @@
 """The card search's rollouts as Numba kernels: every world x candidate rollout of
-``pretrained:search`` or ``heuristic:search`` (:mod:`.search`) stepped together on the
+``pretrained:search`` or ``heuristic:search`` (:mod:`~carcassonne_rl.agents.card.search`)
+stepped together on the
 batched card engine (``games/cardcassonne/batch_kernels``), the base network's options of all
 of them valued by one forward pass per step.
 
