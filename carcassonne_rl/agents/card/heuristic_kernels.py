@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from carcassonne_rl.encoders.features.card_options import SEG_CAP, tail_start, view_rows
+from carcassonne_rl.encoders.features.card_options import (
+    SEG_CAP,
+    allot_animals,
+    animal_at,
+    tail_start,
+    view_rows,
+)
 from carcassonne_rl.games.cardcassonne import batch_layout as L
 from carcassonne_rl.games.cardcassonne.actions import ASSIGN, FOLLOWER, KEEP, PLAY_UP, TEN
 from carcassonne_rl.games.cardcassonne.batch import pack_state, rules_params
@@ -100,14 +106,6 @@ def collected_sets(g, q, extra_colour, extra_joker, sp):
 
 
 @njit(cache=True, nogil=True)
-def _animal(params, g, q, s, total, af):
-    """``_Values._animal``: species ``s`` at ``total`` for seat ``q`` with its future."""
-    old = g[L.O_ANIM + q * 4 + s]
-    now = L.animal_value(params, total)
-    return now + af * (now - L.animal_value(params, old))
-
-
-@njit(cache=True, nogil=True)
 def heuristic_claim(buf, m, row, g, q, params, hidden, af, sp, scratch):
     """``row_values.claim_value(buf[:m], row, ..., misplaced="apart")`` with the heuristic's
     animal values (``af``: its animal future) and set values ``sp`` for seat ``q``."""
@@ -136,7 +134,9 @@ def heuristic_claim(buf, m, row, g, q, params, hidden, af, sp, scratch):
                 if ANIMAL_OF[k]:
                     s = COLOUR_OF[k]
                     t = g[L.O_ANIM + q * 4 + s]
-                    apart = _animal(params, g, q, s, t + 1, af) - _animal(params, g, q, s, t, af)
+                    apart = animal_at(params, g, q, s, t + 1, af) - animal_at(
+                        params, g, q, s, t, af
+                    )
                 else:
                     one[:] = 0
                     one[COLOUR_OF[k]] = 1
@@ -168,25 +168,7 @@ def heuristic_claim(buf, m, row, g, q, params, hidden, af, sp, scratch):
     points += person_sum * persons
     for s in range(4):
         totals[s] = g[L.O_ANIM + q * 4 + s] + species[s]
-    for _ in range(jokers):
-        best_s = -1
-        best_gain = 0.0
-        for s in range(4):
-            if totals[s]:
-                gain = _animal(params, g, q, s, totals[s] + 1, af) - _animal(
-                    params, g, q, s, totals[s], af
-                )
-                if best_s < 0 or gain > best_gain:
-                    best_s = s
-                    best_gain = gain
-        if best_s < 0:
-            points += params[L.P_LONE]
-            continue
-        totals[best_s] += 1
-        species[best_s] += 1
-    for s in range(4):
-        if species[s]:
-            points += _animal(params, g, q, s, totals[s], af)
+    points = allot_animals(points, params, g, q, totals, species, jokers, af)
     if buildings:
         with_them = collected_sets(g, q, bcol, bjokers, sp)
         one[:] = 0
@@ -343,7 +325,7 @@ def _scoring_gain(g, p, k, params, af, sp, one):
     if ANIMAL_OF[k]:
         s = COLOUR_OF[k]
         t = g[L.O_ANIM + p * 4 + s]
-        gain = _animal(params, g, p, s, t + 1, af) - _animal(params, g, p, s, t, af)
+        gain = animal_at(params, g, p, s, t + 1, af) - animal_at(params, g, p, s, t, af)
         if g[L.O_CSP + s] == 0:
             gain += L.animal_value(params, t)
         return gain

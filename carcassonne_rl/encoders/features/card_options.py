@@ -119,6 +119,42 @@ def summarize(buf, n, row, st):
 
 
 @njit(cache=True, nogil=True)
+def animal_at(params, g, q, s, total, future):
+    """Seat ``q``'s points for species ``s`` at ``total`` animals, plus ``future`` times what
+    that adds to the seat's collected ones (the heuristic's animal future; 0: the value)."""
+    now = L.animal_value(params, total)
+    return now + future * (now - L.animal_value(params, g[L.O_ANIM + q * 4 + s]))
+
+
+@njit(cache=True, nogil=True)
+def allot_animals(points, params, g, q, totals, species, jokers, future):
+    """``points`` plus a claim's animals for seat ``q``: each of ``jokers`` animal jokers to
+    the species (of those with a total) it adds most to, else the lone joker's points, then
+    every species of the claim (``species``) at its total (``totals``, the collected ones
+    included; both updated), by :func:`animal_at`."""
+    for _ in range(jokers):
+        best_s = -1
+        best_gain = 0.0
+        for s in range(4):
+            if totals[s]:
+                gain = animal_at(params, g, q, s, totals[s] + 1, future) - animal_at(
+                    params, g, q, s, totals[s], future
+                )
+                if best_s < 0 or gain > best_gain:
+                    best_s = s
+                    best_gain = gain
+        if best_s < 0:
+            points += params[L.P_LONE]
+            continue
+        totals[best_s] += 1
+        species[best_s] += 1
+    for s in range(4):
+        if species[s]:
+            points += animal_at(params, g, q, s, totals[s], future)
+    return points
+
+
+@njit(cache=True, nogil=True)
 def summary_claim(st, row, g, q, params, work):
     """``RowSummary.claim``: the points the summarized segment brings seat ``q`` of ``g``
     (``work``: 8 integers of scratch)."""
@@ -134,23 +170,7 @@ def summary_claim(st, row, g, q, params, work):
     if st[S_ANIMALS]:
         totals[row] += st[S_ANIMALS]
         species[row] += st[S_ANIMALS]
-    for _ in range(st[S_AJ]):
-        best_s = -1
-        best_gain = 0
-        for s in range(4):
-            if totals[s]:
-                gain = L.animal_value(params, totals[s] + 1) - L.animal_value(params, totals[s])
-                if best_s < 0 or gain > best_gain:
-                    best_s = s
-                    best_gain = gain
-        if best_s < 0:
-            points += params[L.P_LONE]
-            continue
-        totals[best_s] += 1
-        species[best_s] += 1
-    for s in range(4):
-        if species[s]:
-            points += L.animal_value(params, totals[s])
+    points = allot_animals(points, params, g, q, totals, species, st[S_AJ], 0.0)
     if st[S_BUILDINGS] or st[S_BJ]:
         c = L.O_COLL + q * NK
         c0, c1, c2, c3 = g[c + 3], g[c + 8], g[c + 13], g[c + 18]
