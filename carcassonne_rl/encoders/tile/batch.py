@@ -65,8 +65,8 @@ def write_mask(ints, tiles, width, x0, y0, mask):
 # written for (x0, y0), the window cells its tiles cover (x_lo, x_hi, y_lo, y_hi; empty if
 # x_lo > x_hi), whether the rest is valid (1) or must be cleared in full (0), the tiles it
 # shows (slots below ``V_SEEN``), the slot its last-tile plane marks (-1: none), the seat
-# it shows the followers to and the slots of the tiles with a follower (``V_NFOL`` of them
-# from ``V_FOL`` on).
+# it shows the followers to and the segment rows the followers it shows stand on
+# (``V_NFOL`` of them from ``V_FOL`` on; a tile holds at most one follower, placed with it).
 V_X0, V_Y0, V_XLO, V_XHI, V_YLO, V_YHI, V_VALID, V_SEEN, V_LAST, V_PLAYER, V_NFOL = range(11)
 V_FOL = 11
 VIEW_LEN = V_FOL + L.MAX_TILES
@@ -178,34 +178,36 @@ def _update_board(board, ints, tiles, segs, player, nplayers, x0, y0, out, view)
     before = view[V_PLAYER]
     k = 0
     for j in range(nfol):
-        s = view[V_FOL + j]
+        g = view[V_FOL + j]
+        s = g // MAX_SEGMENTS
         wx, wy = tiles[s, 2] - x0, tiles[s, 3] - y0
         inside = 0 <= wx < width and 0 <= wy < width
-        f = _follower_seg(tiles, segs, s)
-        if f < 0:  # it went back to its owner
+        owner = segs[g, L.S_OWNER]
+        if owner < 0:  # it went back to its owner (and no follower comes to that tile again)
             if inside:
                 out[FLUID_LO:FLUID_HI, wy, wx] = 0
             continue
-        view[V_FOL + k] = s
+        view[V_FOL + k] = g
         k += 1
         if inside and before != player:
-            owner = segs[s * MAX_SEGMENTS + f, L.S_OWNER]
             out[TK.B_FOLLOWER + (owner - before) % nplayers, wy, wx] = 0
             out[TK.B_FOLLOWER + (owner - player) % nplayers, wy, wx] = 1
     seen = view[V_SEEN]
     n = ints[L.R_NSLOTS]
     for s in range(seen, n):
         _new_tile(board, tiles, segs, s, player, nplayers, x0, y0, out, view)
-        if _follower_seg(tiles, segs, s) >= 0:
-            view[V_FOL + k] = s
+        f = _follower_seg(tiles, segs, s)
+        if f >= 0:
+            view[V_FOL + k] = s * MAX_SEGMENTS + f
             k += 1
     last = ints[L.R_LAST] if n > 0 else -1
     if 0 <= last < seen:  # a follower just placed on it
         known = False
         for j in range(k):
-            known = known or view[V_FOL + j] == last
-        if not known and _follower_seg(tiles, segs, last) >= 0:
-            view[V_FOL + k] = last
+            known = known or view[V_FOL + j] // MAX_SEGMENTS == last
+        f = -1 if known else _follower_seg(tiles, segs, last)
+        if f >= 0:
+            view[V_FOL + k] = last * MAX_SEGMENTS + f
             k += 1
             wx, wy = tiles[last, 2] - x0, tiles[last, 3] - y0
             if 0 <= wx < width and 0 <= wy < width:
@@ -295,8 +297,9 @@ def write_board(board, ints, tiles, segs, player, nplayers, x0, y0, out, view):
     n = ints[L.R_NSLOTS]
     k = 0
     for s in range(n):
-        if _follower_seg(tiles, segs, s) >= 0:
-            view[V_FOL + k] = s
+        f = _follower_seg(tiles, segs, s)
+        if f >= 0:
+            view[V_FOL + k] = s * MAX_SEGMENTS + f
             k += 1
         wx, wy = tiles[s, 2] - x0, tiles[s, 3] - y0
         if 0 <= wx < width and 0 <= wy < width:

@@ -52,17 +52,11 @@ def _root(segs, g):
 @njit(cache=True, nogil=True)
 def window_origin(ints, tiles, width):
     """(x0, y0) of the window: centred on the bounding box of the placed tiles; if that
-    leaves no legal placement inside, centred on the legal placements instead."""
-    n = ints[L.R_NSLOTS]
-    lo_x = hi_x = tiles[0, 2]
-    lo_y = hi_y = tiles[0, 3]
-    for s in range(1, n):
-        x, y = tiles[s, 2], tiles[s, 3]
-        lo_x, hi_x = min(lo_x, x), max(hi_x, x)
-        lo_y, hi_y = min(lo_y, y), max(hi_y, y)
+    leaves no legal placement inside, centred on the legal placements instead (the box
+    is the engine's, ``layout.R_BOX``)."""
     h = width // 2
-    x0 = (lo_x + hi_x) // 2 - h
-    y0 = (lo_y + hi_y) // 2 - h
+    x0 = (ints[L.R_BOX] + ints[L.R_BOX + 1]) // 2 - h
+    y0 = (ints[L.R_BOX + 2] + ints[L.R_BOX + 3]) // 2 - h
     nl = ints[L.R_NLEGAL]
     if ints[L.R_PHASE] != L.PHASE_TILE or nl == 0:
         return x0, y0

@@ -4,6 +4,11 @@ A labyrinth centre never merges with the roads at its exits: each exit "arm" sta
 union-find feature (so the follower rules of the Labyrinth see arm by arm), and the centre
 and the arm only count each other in ``S_HUBLINK``. ``network`` reassembles the whole
 labyrinth network (centres + arms, possibly several labyrinths) when it is scored.
+
+The frontier (the empty cells beside a tile) keeps, with each cell, the edges its placed
+neighbours show it: entry ``cell | con << FRONT_SHIFT``, ``con`` 2 bits a side as
+``EDGE_CODE`` (0: no neighbour there). A placement updates the entries of its four
+neighbours, and ``gen_placements`` reads a cell's fitting rotations from ``FITS[t, con]``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from .layout import (
     O_LEGAL,
     O_SCRATCH,
     OFF,
+    R_BOX,
     R_DECKLEN,
     R_DECKPOS,
     R_FOLLOWERS,
@@ -53,6 +59,28 @@ SEG_PENNANT = TABLES["seg_pennant"]
 FIELD_CITIES = TABLES["field_cities"]
 CLOISTER_SEG = TABLES["cloister_seg"]
 DELTA = np.array([-SIZE, 1, SIZE, -1], np.int64)  # N E S W
+FRONT_SHIFT = 16  # a frontier entry: the cell in the low bits, its edge constraint above
+FRONT_CELL = (1 << FRONT_SHIFT) - 1
+assert SIZE * SIZE <= FRONT_CELL
+
+
+def _fits(edge_code: np.ndarray) -> np.ndarray:
+    """``FITS[t, con]``: bit ``r`` set when tile type ``t`` turned ``r`` matches the edge
+    constraint ``con`` (2 bits a side, 0 where no neighbour constrains that side)."""
+    out = np.zeros((edge_code.shape[0], 256), np.uint8)
+    for con in range(256):
+        mask = 0
+        for s in range(4):
+            if (con >> (2 * s)) & 3:
+                mask |= 3 << (2 * s)
+        for t in range(edge_code.shape[0]):
+            for r in range(4):
+                if (int(edge_code[t, r]) & mask) == con:
+                    out[t, con] |= 1 << r
+    return out
+
+
+FITS = _fits(EDGE_CODE)
 RING = np.array([-SIZE - 1, -SIZE, -SIZE + 1, -1, 1, SIZE - 1, SIZE, SIZE + 1], np.int64)
 
 
@@ -129,9 +157,18 @@ def place_tile(board, ints, tiles, segs, cell, rot):
     ints[R_LAST] = slot
     tiles[slot, 0] = t
     tiles[slot, 1] = rot
-    tiles[slot, 2] = cell % SIZE - OFF
-    tiles[slot, 3] = cell // SIZE - OFF
+    x = cell % SIZE - OFF
+    y = cell // SIZE - OFF
+    tiles[slot, 2] = x
+    tiles[slot, 3] = y
     board[cell] = slot
+    if slot == 0:
+        ints[R_BOX], ints[R_BOX + 1], ints[R_BOX + 2], ints[R_BOX + 3] = x, x, y, y
+    else:
+        ints[R_BOX] = min(ints[R_BOX], x)
+        ints[R_BOX + 1] = max(ints[R_BOX + 1], x)
+        ints[R_BOX + 2] = min(ints[R_BOX + 2], y)
+        ints[R_BOX + 3] = max(ints[R_BOX + 3], y)
     base = slot * MAX_SEGMENTS
     for k in range(NSEG[t]):
         g = base + k
@@ -161,15 +198,16 @@ def place_tile(board, ints, tiles, segs, cell, rot):
             a = PORTMAP[t, rot, 4 + 2 * s + h]
             if a >= 0:
                 _union(segs, base + a, nbase + PORTMAP[nt, nr, 4 + 2 * o + 1 - h], False)
-    _update_frontier(board, ints, cell)
+    _update_frontier(board, ints, cell, t, rot)
 
 
 @njit(cache=True, nogil=True)
-def _update_frontier(board, ints, cell):
-    """Drop ``cell`` from the frontier; add its empty neighbours that were not in it yet."""
+def _update_frontier(board, ints, cell, t, rot):
+    """Drop ``cell`` (now holding tile ``t`` turned ``rot``) from the frontier; add its empty
+    neighbours that were not in it yet, and give each neighbour the edge it now faces."""
     nf = ints[R_NFRONT]
     for i in range(nf):
-        if ints[O_FRONT + i] == cell:
+        if ints[O_FRONT + i] & FRONT_CELL == cell:
             ints[O_FRONT + i] = ints[O_FRONT + nf - 1]
             nf -= 1
             break
@@ -177,6 +215,7 @@ def _update_frontier(board, ints, cell):
         c = cell + DELTA[s]
         if board[c] >= 0:
             continue
+        con = np.int32(EDGES[t, rot, s]) << (FRONT_SHIFT + 2 * ((s + 2) % 4))
         fresh = True
         for s2 in range(4):
             c2 = c + DELTA[s2]
@@ -184,29 +223,31 @@ def _update_frontier(board, ints, cell):
                 fresh = False
                 break
         if fresh:
-            ints[O_FRONT + nf] = c
+            ints[O_FRONT + nf] = c | con
             nf += 1
+            continue
+        for j in range(nf):  # a neighbour of another tile: in the frontier already
+            if ints[O_FRONT + j] & FRONT_CELL == c:
+                ints[O_FRONT + j] |= con
+                break
     ints[R_NFRONT] = nf
 
 
 @njit(cache=True, nogil=True)
 def gen_placements(board, ints, tiles):
-    """Legal placements of the current tile into the legal-action list; returns the count."""
+    """Legal placements of the current tile into the legal-action list; returns the count
+    (frontier order, rotations ascending)."""
     t = ints[R_TILE]
     n = 0
     for i in range(ints[R_NFRONT]):
-        c = ints[O_FRONT + i]
-        con = 0
-        mask = 0
-        for s in range(4):
-            ns = board[c + DELTA[s]]
-            if ns >= 0:
-                e = EDGES[tiles[ns, 0], tiles[ns, 1], (s + 2) % 4]
-                con |= e << (2 * s)
-                mask |= 3 << (2 * s)
+        e = ints[O_FRONT + i]
+        fit = FITS[t, e >> FRONT_SHIFT]
+        if fit == 0:
+            continue
+        c4 = (e & FRONT_CELL) * 4
         for r in range(4):
-            if (EDGE_CODE[t, r] & mask) == con:
-                ints[O_LEGAL + n] = c * 4 + r
+            if (fit >> r) & 1:
+                ints[O_LEGAL + n] = c4 + r
                 n += 1
     ints[R_NLEGAL] = n
     return n
