@@ -15,6 +15,7 @@ Auto-reset (``step``): the same-step mode of :mod:`carcassonne_rl.games.game_bat
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -180,13 +181,22 @@ def _deal_all(seeds, types, messages, decks, msgdecks):
             msgdecks[j, :] = cards
 
 
+@functools.lru_cache(maxsize=64)
+def _pile_types(config: GameConfig) -> np.ndarray:
+    """The tile types of ``config``'s draw pile in ``shuffled_deck``'s order before the
+    shuffle (read-only: one array per configuration)."""
+    letters = "".join(c * n for c, n in draw_pile_counts(config).items())
+    types = _TYPE_OF_BYTE[np.frombuffer(letters.encode(), np.uint8)]
+    types.flags.writeable = False
+    return types
+
+
 def deal_many(config: GameConfig, seeds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(decks ``[k, MAX_DECK]``, deck lengths ``[k]``, message stacks ``[k, 8]``) of
     ``deal_arrays(config, s)`` for each of ``seeds``, in one compiled call (seeds from 0 to
     2**32 - 1; others go through ``deal_arrays``)."""
     seeds = [int(s) for s in seeds]
-    letters = "".join(c * n for c, n in draw_pile_counts(config).items())  # shuffled_deck's
-    types = _TYPE_OF_BYTE[np.frombuffer(letters.encode(), np.uint8)]
+    types = _pile_types(config)
     k = len(seeds)
     decks = np.zeros((k, L.MAX_DECK), np.int32)
     msgdecks = np.zeros((k, L.NUM_MESSAGES), np.int32)
