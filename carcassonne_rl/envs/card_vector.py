@@ -78,7 +78,9 @@ class CardVectorEnv(BatchedVectorEnv):
         b = self.batch
         self._threads()
         b.seeds[ids] = seeds
-        self._start_all(
+        # a few new deals (most steps): in the calling thread, no hand-off to the threads
+        start = self._start_all if len(ids) >= PARALLEL_MIN else VK.start_serial
+        start(
             b.games, b.history, b.params, np.asarray(ids, np.int64), seeds, L.STANDARD_DECK,
             self.players, self.observations, self._mask, self._vectors, self._last_rel,
             self._seat,

@@ -112,7 +112,9 @@ class TileVectorEnv(BatchedVectorEnv):
         decks, ndecks, msgdecks = deal_many(self.batch.config, seeds)
         b = self.batch
         self._threads()
-        self._start_all(
+        # a few new deals (most steps): in the calling thread, no hand-off to the threads
+        start = self._start_all if len(ids) >= PARALLEL_MIN else VK.start_serial
+        start(
             *b.arrays, b.history, np.asarray(ids, np.int64), *self._options, decks, ndecks,
             msgdecks, self.window, self._obs_mode, self._origin, self._mask, self._planes,
             self._glob, self._scratch, self._views, self._last_rel, self._seat, self._dropped,
