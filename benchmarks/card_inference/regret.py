@@ -1,9 +1,15 @@
 """Diagnostic: the oracle regret of the plain and the inference search's choices.
 
 On recorded card-search-v1 self-play games, at seat 0's turn decisions where the inference
-has the other seat's moves to read: card-search-v1, search(infer=heuristic) (same seed), and
+has the other seat's moves to read: card-search-v1, the inference searches (same seed), and
 an oracle, the cheating search (the TRUE hidden cards, the pile reshuffled) with 32 worlds over
-the same 3 candidates; regret = the oracle's best value - its value of the agent's choice."""
+the same 3 candidates; regret = the oracle's best value - its value of the agent's choice.
+
+``python benchmarks/card_inference/regret.py FOLDER FIRST GAMES [VARIANT ...]``, a variant a
+spec (default ``search(infer=heuristic)``) or ``SPEC@weighted`` (that spec with
+``weighting="weighted"``: W uniform worlds, the mean weighted by their importance weights);
+one JSON line per variant, its regret against the plain search's on the same decisions and,
+from the second variant on, against the first's."""
 
 import json
 import sys
@@ -12,47 +18,64 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne_rl.agents import make_agent
+from carcassonne_rl.agents.card.inference import InferenceSearchAgent
 from carcassonne_rl.agents.card.probes import CheatingCardSearchAgent
 from carcassonne_rl.games.cardcassonne import load_json, new_game
 
 folder, first, games = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-spec = sys.argv[4] if len(sys.argv) > 4 else "search(infer=heuristic)"
+variants = sys.argv[4:] or ["search(infer=heuristic)"]
 records = [p.read_text() for p in sorted(folder.glob("*.json"))][first : first + games]
-ra, rb, agree = [], [], 0
+
+
+def build(variant: str, seed: int) -> InferenceSearchAgent:
+    spec, _, weighting = variant.partition("@")
+    a = make_agent(spec, "cardcassonne", seed)
+    assert isinstance(a, InferenceSearchAgent)
+    if weighting:
+        a.weighting = weighting
+    return a
+
+
+ra: list[float] = []
+rb: list[list[float]] = [[] for _ in variants]
+agree = [0] * len(variants)
 for gi, rec in enumerate(records):
     g = load_json(rec)
     s = new_game(g.config, g.card_order)
     plain = make_agent("card-search-v1", "cardcassonne", 7 + gi)
-    inf = make_agent(spec, "cardcassonne", 7 + gi)
+    infs = [build(x, 7 + gi) for x in variants]
     oracle = CheatingCardSearchAgent(make_agent("search(worlds=32)", "cardcassonne", 99), 99)
     for code in g.history:
         if s.current_player == 0:
             a = plain.act(s, 0)
-            b = inf.act(s, 0)
+            bs = [inf.act(s, 0) for inf in infs]
             if (
                 s.phase == "turn"
-                and inf.last_inference.get("evidence")
+                and infs[0].last_inference.get("evidence")
                 and len(plain.last_values) > 1
             ):
                 oracle.act(s, 0)
                 ov = oracle.last_values
                 best = max(ov.values())
                 ra.append(best - ov[a])
-                rb.append(best - ov[b])
-                agree += a == b
+                for j, b in enumerate(bs):
+                    rb[j].append(best - ov[b])
+                    agree[j] += a == b
         s.apply_code(code)
-ra, rb = np.array(ra), np.array(rb)
-d = rb - ra
-print(
-    json.dumps(
-        {
-            "spec": spec,
-            "decisions": len(ra),
-            "same_choice": agree,
-            "regret_plain": round(float(ra.mean()), 3),
-            "regret_inference": round(float(rb.mean()), 3),
-            "diff": round(float(d.mean()), 3),
-            "diff_ci95": round(float(1.96 * d.std(ddof=1) / np.sqrt(len(d))), 3),
-        }
-    )
-)
+plain_r = np.array(ra)
+
+
+def ci(d: np.ndarray) -> float:
+    return round(float(1.96 * d.std(ddof=1) / np.sqrt(len(d))), 3)
+
+
+for j, variant in enumerate(variants):
+    r = np.array(rb[j])
+    row = {"variant": variant, "games": f"{first}-{first + games - 1}", "decisions": len(r),
+           "same_choice": agree[j], "regret_plain": round(float(plain_r.mean()), 3),
+           "regret_inference": round(float(r.mean()), 3),
+           "diff": round(float((r - plain_r).mean()), 3), "diff_ci95": ci(r - plain_r)}  # fmt: skip
+    if j:
+        d = r - np.array(rb[0])
+        row.update({"vs_first": round(float(d.mean()), 3), "vs_first_ci95": ci(d)})
+    print(json.dumps(row), flush=True)

@@ -36,11 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent, CardHeuristicWeights
+from carcassonne_rl.agents.card.heuristic_kernels import weights_array
 from carcassonne_rl.agents.card.search import DEFAULT_FUTURE, CardSearchAgent, Leaf
 from carcassonne_rl.agents.card.value import MARGIN_SCALE
-from carcassonne_rl.games.cardcassonne import determinize, view
+from carcassonne_rl.games.cardcassonne import RULES, determinize, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
+from carcassonne_rl.games.cardcassonne.batch import pack_state, rules_params
+from carcassonne_rl.games.cardcassonne.config import GameConfig
 from carcassonne_rl.games.cardcassonne.views import HIDDEN, PlayerView
 
 #: the models of the other seat's play a spec's ``infer=`` names
@@ -48,12 +51,18 @@ MODELS = ("policy", "heuristic")
 #: per model, the temperature (points) fitted by maximum likelihood on recorded
 #: ``card-search-v1`` self-play games (:func:`fit_temperature`; the research note has the fit)
 TEMPERATURE = {"policy": 2.6, "heuristic": 6.1}
+#: how the worlds' weights enter the search: ``resample`` (``factor * W`` candidates, ``W``
+#: resampled by weight, an unweighted mean) or ``weighted`` (``W`` uniform worlds, the
+#: search's mean over them weighted by their tempered weights)
+WEIGHTINGS = ("resample", "weighted")
 #: candidate worlds drawn per world searched
 FACTOR = 2
 #: the effective sample size the resampled weights keep, as a share of the worlds searched
 MIN_ESS_SHARE = 0.5
 
 FACE_DOWN = 32
+#: the weights of ``heuristic_values``' heuristic as the kernels read them
+HEURISTIC_WEIGHTS = weights_array(CardHeuristicWeights())
 
 
 @dataclass(frozen=True)
@@ -279,21 +288,29 @@ class InferenceSearchAgent(CardSearchAgent):
         temperature: float | None = None,
         factor: int = FACTOR,
         min_ess: float | None = None,
+        batched: bool = True,
+        weighting: str = "resample",
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"the inference model must be one of {', '.join(MODELS)}: {model!r}")
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"the weighting must be one of {', '.join(WEIGHTINGS)}: "
+                             f"{weighting!r}")  # fmt: skip
         if factor < 1:
             raise ValueError(f"the candidate factor must be >= 1, got {factor}")
-        super().__init__(base_factory, worlds, seed, candidates, horizon, future)
+        super().__init__(base_factory, worlds, seed, candidates, horizon, future, batched)
         self.model = model
         self.temperature = TEMPERATURE[model] if temperature is None else float(temperature)
         if not 0.0 < self.temperature < math.inf:
             raise ValueError(f"the temperature must be > 0, got {temperature}")
         self.factor = factor
+        self.weighting = weighting
         self.min_ess = MIN_ESS_SHARE * worlds if min_ess is None else float(min_ess)
         self.values = policy_values(self.base) if model == "policy" else heuristic_values()
         self.log = RoundLog()
+        self._params: dict[int, np.ndarray] = {}
         self._queue: list[Any] = []
+        self._weights: np.ndarray | None = None
         #: the last decision's inference: evidence moves, candidates, ESS, tempering power
         self.last_inference: dict[str, float] = {}
 
@@ -305,7 +322,36 @@ class InferenceSearchAgent(CardSearchAgent):
     def decide(self, v: Any, legal: list[int]) -> int:
         self.log.observe(v)
         self._queue = []
-        return super().decide(v, legal)
+        self._weights = None
+        if self.weighting == "resample" or len(legal) == 1 or v.phase != "turn":
+            return super().decide(v, legal)
+        return self._weighted_decide(v, legal)
+
+    def _weighted_decide(self, v: Any, legal: list[int]) -> int:
+        """``CardSearchAgent.decide`` with the worlds' mean weighted by :attr:`_weights`
+        (``weighting="weighted"``; uniform without evidence)."""
+        ranked = self._ranked(v, legal)[: self.candidates]
+        if len(ranked) == 1:
+            return ranked[0]
+        me, future = v.player, self.leaf(v.players)
+        worlds, seeds = self.sample_worlds(v, me)
+        kernel = self._batched_rollouts() if self.batched else None
+        leaves = (
+            None if kernel is None else kernel.run(worlds, seeds, ranked, me, future, self.horizon)
+        )
+        if leaves is None:
+            leaves = [self._play_out(world, code, seed, me, future)
+                      for world, seed in zip(worlds, seeds, strict=True)
+                      for code in ranked]  # fmt: skip
+        w = self._weights
+        if w is None:
+            w = np.full(len(worlds), 1.0 / len(worlds))
+        totals = dict.fromkeys(ranked, 0.0)
+        for i, value in enumerate(leaves):
+            totals[ranked[i % len(ranked)]] += float(w[i // len(ranked)]) * value
+        self.last_values = totals
+        best = max(totals.values())
+        return next(c for c in ranked if totals[c] >= best - 1e-9)
 
     def sample_world(self, v: Any, me: int) -> Any:
         if not self._queue:
@@ -320,14 +366,43 @@ class InferenceSearchAgent(CardSearchAgent):
         if not evidence:
             self.last_inference = {"evidence": 0}
             return [determinize(v, me, self.rng) for _ in range(self.worlds)]
-        pool = [determinize(v, me, self.rng) for _ in range(self.worlds * self.factor)]
-        log_w = np.array([log_likelihood(w, moves, me, self.values, self.temperature)
-                          for w in pool])  # fmt: skip
+        weighted = self.weighting == "weighted"
+        size = self.worlds * (1 if weighted else self.factor)
+        pool = [determinize(v, me, self.rng) for _ in range(size)]
+        log_w = self.log_weights(pool, moves, me)
         weights, power = tempered(log_w, self.min_ess)
-        picks = resample(weights, self.worlds, self.rng)
         self.last_inference = {"evidence": evidence, "candidates": len(pool),
                                "ess": ess(weights), "power": power}  # fmt: skip
+        if weighted:
+            self._weights = weights
+            return pool
+        picks = resample(weights, self.worlds, self.rng)
         return [pool[i] for i in picks]
+
+    def log_weights(self, pool: list[Any], moves: Sequence[Move], me: int) -> np.ndarray:
+        """The log-likelihood of the round's ``moves`` in each world of ``pool``
+        (:func:`log_likelihood`): compiled for the ``heuristic`` model at the default rules
+        (:mod:`.inference_kernels`, all the worlds in one call), unless ``batched=False``."""
+        params = self._rules(pool[0]) if self.batched and self.model == "heuristic" else None
+        if params is None or any(w.rules != RULES for w in pool):
+            return np.array([log_likelihood(w, moves, me, self.values, self.temperature)
+                             for w in pool])  # fmt: skip
+        from carcassonne_rl.agents.card.inference_kernels import log_likelihoods
+
+        games = np.stack([pack_state(w) for w in pool])
+        codes = np.array([(m.seat, m.row, m.last_before) for m in moves], np.int64)
+        out = np.empty(len(pool), np.float64)
+        log_likelihoods(games, codes, me, params, HEURISTIC_WEIGHTS, self.temperature, out)
+        return out
+
+    def _rules(self, world: Any) -> np.ndarray | None:
+        """The rules of ``world`` as the kernels read them (None: not the default rules)."""
+        if world.rules != RULES:
+            return None
+        got = self._params.get(world.n)
+        if got is None:
+            got = self._params[world.n] = rules_params(GameConfig(world.n))
+        return got
 
 
 def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgent:
@@ -336,7 +411,7 @@ def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgen
         return search
     return InferenceSearchAgent(search.base_factory, search.worlds, search.seed,
                                 search.candidates, search.horizon, search.future,
-                                model)  # fmt: skip
+                                model, batched=search.batched)  # fmt: skip
 
 
 # ---------------------------------------------------------------------- temperature fit

@@ -1,0 +1,97 @@
+"""The card inference's ``heuristic`` likelihood as Numba kernels: every candidate world of a
+decision (batched games, ``batch.pack_state``) wound back move by move and, at each of the
+other seat's decisions, its choice probability ``softmax(margin / T)`` over its legal options
+(the heuristic's margins, :func:`~.heuristic_kernels.all_margins`), in one call. A second
+implementation of :func:`~carcassonne_rl.agents.card.inference.log_likelihood` with
+``heuristic_values`` (the reference; ``tests/agents/test_card_inference.py`` compares them)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from carcassonne_rl.agents.card.heuristic_kernels import all_margins
+from carcassonne_rl.encoders.features.card_options import view_rows
+from carcassonne_rl.games.cardcassonne import batch_kernels as K
+from carcassonne_rl.games.cardcassonne import batch_layout as L
+from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, NUM_ACTIONS, PLAY_UP
+
+FACE_DOWN = 32
+#: the columns of a move array: the seat, the row, the last follower before it
+M_SEAT, M_ROW, M_LAST = range(3)
+
+
+@njit(cache=True, nogil=True)
+def undo_move(g, seat, row, last_before):
+    """``inference.undo`` on one batched game: the last entry of ``row`` (seat ``seat``'s
+    move) taken back, that seat to move again; returns the move's action code."""
+    n = g[L.O_ROWLEN + row] - 1
+    at = L.O_ROWS + row * L.ROW_CAP + n
+    e = g[at]
+    g[at] = 0
+    g[L.O_ROWLEN + row] = n
+    g[L.F_CURRENT] = seat
+    if e < 0:
+        g[L.O_FROW + seat] = -1
+        g[L.F_LASTF] = last_before
+        return FOLLOWER + row
+    k = e & 31
+    g[L.O_HANDS + seat * L.NK + k] += 1
+    g[L.O_HSIZE + seat] += 1
+    g[L.O_PLAYED + seat] -= 1
+    return k * 4 + row if e >= FACE_DOWN else PLAY_UP + k * 4 + row
+
+
+@njit(cache=True, nogil=True)
+def log_choice(values, nl, index, temperature):
+    """``log softmax(values[:nl] / temperature)[index]`` (``inference.log_choice``)."""
+    m = values[0] / temperature
+    for j in range(1, nl):
+        m = max(m, values[j] / temperature)
+    total = 0.0
+    for j in range(nl):
+        total += math.exp(values[j] / temperature - m)
+    return values[index] / temperature - m - math.log(total)
+
+
+@njit(cache=True, nogil=True)
+def log_likelihoods(games, moves, me, params, hw, temperature, out):
+    """``out[i]``: the log-probability of the other seats' ``moves`` (rows of seat, row, last
+    follower before; the round's last moves in order) in world ``games[i]`` under
+    ``softmax(margin / temperature)`` of the heuristic (weights ``hw``); ``games`` are wound
+    back in place."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    margins = np.empty(NUM_ACTIONS, np.float64)
+    vrows = np.empty((4, L.ROW_CAP), np.int64)
+    vlen = np.empty(4, np.int64)
+    for i in range(games.shape[0]):
+        g = games[i]
+        total = 0.0
+        for j in range(moves.shape[0] - 1, -1, -1):
+            seat = moves[j, M_SEAT]
+            code = undo_move(g, seat, moves[j, M_ROW], moves[j, M_LAST])
+            if seat == me:
+                continue
+            K.write_mask(g, mask)
+            nl = 0
+            index = -1
+            for c in range(NUM_ACTIONS):
+                if mask[c]:
+                    if c == code:
+                        index = nl
+                    legal[nl] = c
+                    nl += 1
+            if index < 0:
+                total = -math.inf
+                break
+            if nl > 1:
+                view_rows(g, seat, vrows, vlen)
+                all_margins(g, seat, legal, nl, vrows, vlen, params, hw, margins)
+                total += log_choice(margins, nl, index, temperature)
+        out[i] = total
+
+
+__all__ = ["log_choice", "log_likelihoods", "undo_move"]
