@@ -23,7 +23,7 @@ from carcassonne_rl.agents.card.inference import (
     undo,
 )
 from carcassonne_rl.agents.card.search import CardSearchAgent
-from carcassonne_rl.games.cardcassonne import new_game, redeal_unseen, view
+from carcassonne_rl.games.cardcassonne import determinize, new_game, redeal_unseen, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
 from carcassonne_rl.games.cardcassonne.config import GameConfig
 
@@ -202,3 +202,82 @@ def test_infer_key():
         make_agent("search(infer=bogus)", CARD)
     with pytest.raises(ValueError, match="inference model must be one of"):
         InferenceSearchAgent(CardHeuristicAgent, model="bogus")
+
+
+def _evidence_positions(seed: int, every: int = 3):
+    """Seat 0's turn decisions of a heuristic game with the other seat's moves to read:
+    (state, its view, the round's moves), every ``every``-th of them."""
+    s, agents = heuristic_game(seed)
+    log, out, seen = RoundLog(), [], 0
+    while not s.is_over:
+        p = s.current_player
+        if p == 0:
+            v = view(s, 0)
+            log.observe(v)
+            if s.phase == "turn" and log.round == v.round and any(m.seat for m in log.moves):
+                seen += 1
+                if seen % every == 0:
+                    out.append((s.clone(), v, list(log.moves)))
+        s.apply_code(agents[p].act(s, p))
+    return out
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["search(infer=heuristic)", "search(infer=policy)", "search(base=heuristic, infer=policy)"],
+)
+def test_compiled_likelihood_matches_the_python_one(spec):
+    """The kernels' log-likelihood of every candidate world (``log_weights``) is the Python
+    reference's (``log_likelihood`` with the model's values: the heuristic's margins, the
+    search-value network's values, the base heuristic's margins) to float tolerance, and
+    the worlds are not changed."""
+    a = make_agent(spec, CARD, seed=0)
+    assert isinstance(a, InferenceSearchAgent) and a.batched
+    rng = random.Random(3)
+    checked = 0
+    for seed in (0, 1):
+        for _, v, moves in _evidence_positions(seed, every=3 if "heuristic)" in spec else 6):
+            pool = [determinize(v, 0, rng) for _ in range(6)]
+            before = [(w.hands, w.rows) for w in pool]
+            ref = np.array([log_likelihood(w, moves, 0, a.values, a.temperature) for w in pool])
+            got = a.log_weights(pool, moves, 0)
+            assert [(w.hands, w.rows) for w in pool] == before
+            assert np.isfinite(ref).all() and ref.min() < -0.5
+            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
+            checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("weighting", ["resample", "weighted"])
+def test_compiled_and_python_inference_decide_the_same(weighting):
+    """Over whole games against the heuristic, the inference search with its likelihoods and
+    rollouts compiled makes the Python reference's (``batched=False``) decisions."""
+    spec = "search(base=heuristic, worlds=4, candidates=2, infer=heuristic)"
+    for seed in (6, 7):
+        s, agents = heuristic_game(seed)
+        a, b = make_agent(spec, CARD, seed=seed), make_agent(spec, CARD, seed=seed)
+        assert isinstance(a, InferenceSearchAgent) and isinstance(b, InferenceSearchAgent)
+        a.weighting = b.weighting = weighting
+        b.batched = False
+        evidence = 0
+        while not s.is_over:
+            p = s.current_player
+            if p == 0:
+                code = a.act(s, 0)
+                assert b.act(s, 0) == code
+                ia, ib = a.last_inference, b.last_inference
+                assert ia.keys() == ib.keys()
+                assert all(abs(ia[k] - ib[k]) < 1e-6 for k in ia)
+                evidence += ia.get("evidence", 0) > 0
+            else:
+                code = agents[p].act(s, p)
+            s.apply_code(code)
+        assert evidence > 20
+
+
+def test_weighting_key():
+    a = InferenceSearchAgent(CardHeuristicAgent, worlds=4, model="heuristic",
+                             weighting="weighted")  # fmt: skip
+    assert a.weighting == "weighted"
+    with pytest.raises(ValueError, match="weighting must be one of"):
+        InferenceSearchAgent(CardHeuristicAgent, model="heuristic", weighting="bogus")

@@ -16,7 +16,14 @@ weight (systematic resampling, :func:`resample`); when the weights degenerate (e
 sample size below ``min_ess``) they are tempered, ``w ** a`` with the largest ``a`` in [0, 1]
 that reaches it (``a = 0``: uniform). The temperatures (:data:`TEMPERATURE`) are fitted by
 maximum likelihood on recorded ``card-search-v1`` self-play games (:func:`fit_temperature`,
-``python -m carcassonne_rl.agents.card.inference FOLDER``).
+``python -m carcassonne_rl.agents.card.inference FOLDER``). With ``weighting="weighted"``
+the agent draws ``W`` uniform worlds instead and weights the search's mean over them by their
+tempered weights (measured weaker on the oracle regret; the research note).
+
+The ``heuristic`` likelihood runs compiled (:mod:`.inference_kernels`: every candidate world
+packed as a batched game, wound back and its options valued in one call), the same weights as
+the Python :func:`log_likelihood`, which ``batched=False`` keeps (the reference, and the path
+of the ``policy`` model and of other rules tables).
 
 Only the current round is read (a round's moves only append to the rows; the rounds before
 were scored and their hands are gone), and only at 2 players, where the moves between two of
@@ -309,6 +316,8 @@ class InferenceSearchAgent(CardSearchAgent):
         self.values = policy_values(self.base) if model == "policy" else heuristic_values()
         self.log = RoundLog()
         self._params: dict[int, np.ndarray] = {}
+        self._x: np.ndarray | None = None
+        self._seg = np.zeros((0, 4), np.int64)
         self._queue: list[Any] = []
         self._weights: np.ndarray | None = None
         #: the last decision's inference: evidence moves, candidates, ESS, tempering power
@@ -381,18 +390,42 @@ class InferenceSearchAgent(CardSearchAgent):
 
     def log_weights(self, pool: list[Any], moves: Sequence[Move], me: int) -> np.ndarray:
         """The log-likelihood of the round's ``moves`` in each world of ``pool``
-        (:func:`log_likelihood`): compiled for the ``heuristic`` model at the default rules
-        (:mod:`.inference_kernels`, all the worlds in one call), unless ``batched=False``."""
-        params = self._rules(pool[0]) if self.batched and self.model == "heuristic" else None
-        if params is None or any(w.rules != RULES for w in pool):
+        (:func:`log_likelihood`): compiled at the default rules (:mod:`.inference_kernels`,
+        all the worlds in one call; the ``policy`` model where the search's rollouts are,
+        over the search-value network or the heuristic), unless ``batched=False``."""
+        params = self._rules(pool[0]) if self.batched else None
+        kernel = self._batched_rollouts() if self.model == "policy" and self.batched else None
+        if (
+            params is None
+            or any(w.rules != RULES for w in pool)
+            or (self.model == "policy" and kernel is None)
+        ):
             return np.array([log_likelihood(w, moves, me, self.values, self.temperature)
                              for w in pool])  # fmt: skip
-        from carcassonne_rl.agents.card.inference_kernels import log_likelihoods
+        from carcassonne_rl.agents.card import inference_kernels as IK
 
         games = np.stack([pack_state(w) for w in pool])
         codes = np.array([(m.seat, m.row, m.last_before) for m in moves], np.int64)
         out = np.empty(len(pool), np.float64)
-        log_likelihoods(games, codes, me, params, HEURISTIC_WEIGHTS, self.temperature, out)
+        if kernel is None or kernel.net is None:
+            hw = HEURISTIC_WEIGHTS if kernel is None else kernel.hw
+            IK.log_likelihoods(games, codes, me, params, hw, self.temperature, out)
+            return out
+        others = sum(m.seat != me for m in moves)
+        while True:  # the inputs' buffer grows until every option of every decision fits
+            need = len(pool) * others
+            if self._x is None or self._seg.shape[0] < need:
+                self._x = np.zeros((need * 48, kernel.net.inputs), np.float32)
+                self._seg = np.zeros((need, 4), np.int64)
+            ns = IK.policy_rows(games.copy(), codes, me, params, kernel.hw, self._x,
+                                self._seg, out)  # fmt: skip
+            if ns >= 0:
+                break
+            self._x = np.zeros((2 * self._x.shape[0], kernel.net.inputs), np.float32)
+        seg = self._seg[:ns]
+        rows = int((seg[:, 2] + seg[:, 1]).max()) if ns else 0
+        values = kernel.net.forward(self._x[:rows])[:, 0] if rows else np.zeros(0, np.float32)
+        IK.add_log_choices(values, seg, ns, self.temperature, out)
         return out
 
     def _rules(self, world: Any) -> np.ndarray | None:

@@ -1,9 +1,13 @@
-"""The card inference's ``heuristic`` likelihood as Numba kernels: every candidate world of a
-decision (batched games, ``batch.pack_state``) wound back move by move and, at each of the
-other seat's decisions, its choice probability ``softmax(margin / T)`` over its legal options
-(the heuristic's margins, :func:`~.heuristic_kernels.all_margins`), in one call. A second
-implementation of :func:`~carcassonne_rl.agents.card.inference.log_likelihood` with
-``heuristic_values`` (the reference; ``tests/agents/test_card_inference.py`` compares them)."""
+"""The card inference's likelihoods as Numba kernels: every candidate world of a decision
+(batched games, ``batch.pack_state``) wound back move by move and, at each of the other
+seat's decisions, its choice probability ``softmax(value / T)`` over its legal options. For
+the ``heuristic`` model (:func:`log_likelihoods`) the values are the heuristic's margins
+(:func:`~.heuristic_kernels.all_margins`), all in one call; for the ``policy`` model over the
+search-value network (:func:`policy_rows`, :func:`add_log_choices`) the network's inputs of
+every option of every such decision are written in one call, valued by one forward pass,
+and their log-probabilities summed per world. A second implementation of
+:func:`~carcassonne_rl.agents.card.inference.log_likelihood` (the reference;
+``tests/agents/test_card_inference.py`` compares them)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ import numpy as np
 from numba import njit
 
 from carcassonne_rl.agents.card.heuristic_kernels import all_margins
+from carcassonne_rl.agents.card.search_kernels import MARGIN_SCALE
+from carcassonne_rl.agents.card.search_kernels import _candidates as option_inputs
 from carcassonne_rl.encoders.features.card_options import view_rows
 from carcassonne_rl.games.cardcassonne import batch_kernels as K
 from carcassonne_rl.games.cardcassonne import batch_layout as L
@@ -94,4 +100,72 @@ def log_likelihoods(games, moves, me, params, hw, temperature, out):
         out[i] = total
 
 
-__all__ = ["log_choice", "log_likelihoods", "undo_move"]
+#: the columns of a segment of :func:`policy_rows`: the world, its first row of inputs, the
+#: options, the index of the option played
+S_WORLD, S_FIRST, S_OPTIONS, S_INDEX = range(4)
+
+
+@njit(cache=True, nogil=True)
+def policy_rows(games, moves, me, params, hw, x, seg, out):
+    """The ``policy`` model's inputs: ``games`` wound back as in :func:`log_likelihoods`; at
+    each of the other seat's decisions with two or more options, the network's inputs of
+    every option (``search_kernels._candidates``, all of them, in code order) from row
+    ``seg[j, S_FIRST]`` of ``x`` and the segment ``j`` in ``seg``; ``out[i]``: 0, or -inf
+    where the move was not legal. Returns the segments written (-1: ``x`` or ``seg`` is
+    too small)."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    keep = np.empty(NUM_ACTIONS, np.int64)
+    ns = 0
+    rows = 0
+    for i in range(games.shape[0]):
+        g = games[i]
+        out[i] = 0.0
+        for j in range(moves.shape[0] - 1, -1, -1):
+            seat = moves[j, M_SEAT]
+            code = undo_move(g, seat, moves[j, M_ROW], moves[j, M_LAST])
+            if seat == me:
+                continue
+            K.write_mask(g, mask)
+            nl = 0
+            index = -1
+            for c in range(NUM_ACTIONS):
+                if mask[c]:
+                    if c == code:
+                        index = nl
+                    legal[nl] = c
+                    nl += 1
+            if index < 0:
+                out[i] = -math.inf
+                break
+            if nl > 1:
+                if ns >= seg.shape[0] or rows + nl > x.shape[0]:
+                    return -1
+                option_inputs(g, seat, legal, nl, -1, params, hw, x[rows:], keep)
+                seg[ns, S_WORLD] = i
+                seg[ns, S_FIRST] = rows
+                seg[ns, S_OPTIONS] = nl
+                seg[ns, S_INDEX] = index
+                ns += 1
+                rows += nl
+    return ns
+
+
+@njit(cache=True, nogil=True)
+def add_log_choices(values, seg, ns, temperature, out):
+    """Add each segment's ``log softmax(value / temperature)`` of the option played to its
+    world's ``out`` (``values``: the network's outputs of :func:`policy_rows`' inputs, in
+    :data:`~.search_kernels.MARGIN_SCALE` units); a world at -inf stays there."""
+    buf = np.empty(NUM_ACTIONS, np.float64)
+    for j in range(ns):
+        i = seg[j, S_WORLD]
+        if out[i] == -math.inf:
+            continue
+        first = seg[j, S_FIRST]
+        nl = seg[j, S_OPTIONS]
+        for t in range(nl):
+            buf[t] = np.float64(values[first + t]) * MARGIN_SCALE
+        out[i] += log_choice(buf, nl, seg[j, S_INDEX], temperature)
+
+
+__all__ = ["add_log_choices", "log_choice", "log_likelihoods", "policy_rows", "undo_move"]
