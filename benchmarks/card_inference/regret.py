@@ -6,8 +6,9 @@ an oracle, the cheating search (the TRUE hidden cards, the pile reshuffled) with
 the same 3 candidates; regret = the oracle's best value - its value of the agent's choice.
 
 ``python benchmarks/card_inference/regret.py FOLDER FIRST GAMES [VARIANT ...]``, a variant a
-spec (default ``search(infer=heuristic)``) or ``SPEC@weighted`` (that spec with
-``weighting="weighted"``: W uniform worlds, the mean weighted by their importance weights);
+spec (default ``search(infer=heuristic)``) or ``SPEC@weighted`` (that spec drawing W uniform
+worlds and weighting the search's mean over them by their tempered importance weights,
+:class:`WeightedInference`, instead of resampling W of 2W);
 one JSON line per variant, its regret against the plain search's on the same decisions and,
 from the second variant on, against the first's."""
 
@@ -18,21 +19,55 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne_rl.agents import make_agent
-from carcassonne_rl.agents.card.inference import InferenceSearchAgent
+from carcassonne_rl.agents.card.inference import InferenceSearchAgent, tempered
 from carcassonne_rl.agents.card.probes import CheatingCardSearchAgent
-from carcassonne_rl.games.cardcassonne import load_json, new_game
+from carcassonne_rl.games.cardcassonne import determinize, load_json, new_game
 
 folder, first, games = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 variants = sys.argv[4:] or ["search(infer=heuristic)"]
 records = [p.read_text() for p in sorted(folder.glob("*.json"))][first : first + games]
 
 
+class WeightedInference(InferenceSearchAgent):
+    """W uniform worlds, the search's mean over them weighted by their tempered weights."""
+
+    def decide(self, v, legal):
+        self.log.observe(v)
+        self._queue, self._weights = [], None
+        if len(legal) == 1 or v.phase != "turn":
+            return super().decide(v, legal)
+        ranked = self._ranked(v, legal)[: self.candidates]
+        if len(ranked) == 1:
+            return ranked[0]
+        me, future = v.player, self.leaf(v.players)
+        worlds, seeds = self.sample_worlds(v, me)
+        leaves = self._batched_rollouts().run(worlds, seeds, ranked, me, future, self.horizon)
+        w = self._weights if self._weights is not None else np.full(len(worlds), 1 / len(worlds))
+        totals = dict.fromkeys(ranked, 0.0)
+        for i, value in enumerate(leaves):
+            totals[ranked[i % len(ranked)]] += float(w[i // len(ranked)]) * value
+        self.last_values = totals
+        best = max(totals.values())
+        return next(c for c in ranked if totals[c] >= best - 1e-9)
+
+    def draw_worlds(self, v, me):
+        moves = self.log.moves if self.log.round == v.round else []
+        evidence = sum(m.seat != me for m in moves)
+        pool = [determinize(v, me, self.rng) for _ in range(self.worlds)]
+        self.last_inference = {"evidence": evidence}
+        if evidence:
+            self._weights, _ = tempered(self.log_weights(pool, moves, me), self.min_ess)
+        return pool
+
+
 def build(variant: str, seed: int) -> InferenceSearchAgent:
     spec, _, weighting = variant.partition("@")
     a = make_agent(spec, "cardcassonne", seed)
     assert isinstance(a, InferenceSearchAgent)
-    if weighting:
-        a.weighting = weighting
+    if weighting == "weighted":
+        w = WeightedInference(a.base_factory, a.worlds, seed, a.candidates, a.horizon,
+                              a.future, a.model)  # fmt: skip
+        return w
     return a
 
 

@@ -248,8 +248,7 @@ def test_compiled_likelihood_matches_the_python_one(spec):
     assert checked >= 10
 
 
-@pytest.mark.parametrize("weighting", ["resample", "weighted"])
-def test_compiled_and_python_inference_decide_the_same(weighting):
+def test_compiled_and_python_inference_decide_the_same():
     """Over whole games against the heuristic, the inference search with its likelihoods and
     rollouts compiled makes the Python reference's (``batched=False``) decisions."""
     spec = "search(base=heuristic, worlds=4, candidates=2, infer=heuristic)"
@@ -257,7 +256,6 @@ def test_compiled_and_python_inference_decide_the_same(weighting):
         s, agents = heuristic_game(seed)
         a, b = make_agent(spec, CARD, seed=seed), make_agent(spec, CARD, seed=seed)
         assert isinstance(a, InferenceSearchAgent) and isinstance(b, InferenceSearchAgent)
-        a.weighting = b.weighting = weighting
         b.batched = False
         evidence = 0
         while not s.is_over:
@@ -273,11 +271,3 @@ def test_compiled_and_python_inference_decide_the_same(weighting):
                 code = agents[p].act(s, p)
             s.apply_code(code)
         assert evidence > 20
-
-
-def test_weighting_key():
-    a = InferenceSearchAgent(CardHeuristicAgent, worlds=4, model="heuristic",
-                             weighting="weighted")  # fmt: skip
-    assert a.weighting == "weighted"
-    with pytest.raises(ValueError, match="weighting must be one of"):
-        InferenceSearchAgent(CardHeuristicAgent, model="heuristic", weighting="bogus")

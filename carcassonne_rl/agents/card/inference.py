@@ -15,10 +15,9 @@ the search's base policy, the network's afterstate values for ``pretrained:searc
 weight (systematic resampling, :func:`resample`); when the weights degenerate (effective
 sample size below ``min_ess``) they are tempered, ``w ** a`` with the largest ``a`` in [0, 1]
 that reaches it (``a = 0``: uniform). The temperatures (:data:`TEMPERATURE`) are fitted by
-maximum likelihood on recorded ``card-search-v1`` self-play games (:func:`fit_temperature`,
-``python -m carcassonne_rl.agents.card.inference FOLDER``). With ``weighting="weighted"``
-the agent draws ``W`` uniform worlds instead and weights the search's mean over them by their
-tempered weights (measured weaker on the oracle regret; the research note).
+maximum likelihood on recorded ``card-search-v1`` self-play games
+(:func:`.inference_fit.fit_temperature`, ``python -m
+carcassonne_rl.agents.card.inference_fit FOLDER``).
 
 The ``heuristic`` likelihood runs compiled (:mod:`.inference_kernels`: every candidate world
 packed as a batched game, wound back and its options valued in one call), the same weights as
@@ -38,7 +37,6 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,7 +47,7 @@ from carcassonne_rl.agents.card.search import DEFAULT_FUTURE, CardSearchAgent, L
 from carcassonne_rl.agents.card.value import MARGIN_SCALE
 from carcassonne_rl.games.cardcassonne import RULES, determinize, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
-from carcassonne_rl.games.cardcassonne.batch import pack_state, rules_params
+from carcassonne_rl.games.cardcassonne.batch import rules_params
 from carcassonne_rl.games.cardcassonne.config import GameConfig
 from carcassonne_rl.games.cardcassonne.views import HIDDEN, PlayerView
 
@@ -58,10 +56,6 @@ MODELS = ("policy", "heuristic")
 #: per model, the temperature (points) fitted by maximum likelihood on recorded
 #: ``card-search-v1`` self-play games (:func:`fit_temperature`; the research note has the fit)
 TEMPERATURE = {"policy": 2.6, "heuristic": 6.1}
-#: how the worlds' weights enter the search: ``resample`` (``factor * W`` candidates, ``W``
-#: resampled by weight, an unweighted mean) or ``weighted`` (``W`` uniform worlds, the
-#: search's mean over them weighted by their tempered weights)
-WEIGHTINGS = ("resample", "weighted")
 #: candidate worlds drawn per world searched
 FACTOR = 2
 #: the effective sample size the resampled weights keep, as a share of the worlds searched
@@ -296,13 +290,9 @@ class InferenceSearchAgent(CardSearchAgent):
         factor: int = FACTOR,
         min_ess: float | None = None,
         batched: bool = True,
-        weighting: str = "resample",
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"the inference model must be one of {', '.join(MODELS)}: {model!r}")
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"the weighting must be one of {', '.join(WEIGHTINGS)}: "
-                             f"{weighting!r}")  # fmt: skip
         if factor < 1:
             raise ValueError(f"the candidate factor must be >= 1, got {factor}")
         super().__init__(base_factory, worlds, seed, candidates, horizon, future, batched)
@@ -311,15 +301,12 @@ class InferenceSearchAgent(CardSearchAgent):
         if not 0.0 < self.temperature < math.inf:
             raise ValueError(f"the temperature must be > 0, got {temperature}")
         self.factor = factor
-        self.weighting = weighting
         self.min_ess = MIN_ESS_SHARE * worlds if min_ess is None else float(min_ess)
         self.values = policy_values(self.base) if model == "policy" else heuristic_values()
         self.log = RoundLog()
         self._params: dict[int, np.ndarray] = {}
-        self._x: np.ndarray | None = None
-        self._seg = np.zeros((0, 4), np.int64)
+        self._likelihood: Any = None
         self._queue: list[Any] = []
-        self._weights: np.ndarray | None = None
         #: the last decision's inference: evidence moves, candidates, ESS, tempering power
         self.last_inference: dict[str, float] = {}
 
@@ -331,36 +318,7 @@ class InferenceSearchAgent(CardSearchAgent):
     def decide(self, v: Any, legal: list[int]) -> int:
         self.log.observe(v)
         self._queue = []
-        self._weights = None
-        if self.weighting == "resample" or len(legal) == 1 or v.phase != "turn":
-            return super().decide(v, legal)
-        return self._weighted_decide(v, legal)
-
-    def _weighted_decide(self, v: Any, legal: list[int]) -> int:
-        """``CardSearchAgent.decide`` with the worlds' mean weighted by :attr:`_weights`
-        (``weighting="weighted"``; uniform without evidence)."""
-        ranked = self._ranked(v, legal)[: self.candidates]
-        if len(ranked) == 1:
-            return ranked[0]
-        me, future = v.player, self.leaf(v.players)
-        worlds, seeds = self.sample_worlds(v, me)
-        kernel = self._batched_rollouts() if self.batched else None
-        leaves = (
-            None if kernel is None else kernel.run(worlds, seeds, ranked, me, future, self.horizon)
-        )
-        if leaves is None:
-            leaves = [self._play_out(world, code, seed, me, future)
-                      for world, seed in zip(worlds, seeds, strict=True)
-                      for code in ranked]  # fmt: skip
-        w = self._weights
-        if w is None:
-            w = np.full(len(worlds), 1.0 / len(worlds))
-        totals = dict.fromkeys(ranked, 0.0)
-        for i, value in enumerate(leaves):
-            totals[ranked[i % len(ranked)]] += float(w[i // len(ranked)]) * value
-        self.last_values = totals
-        best = max(totals.values())
-        return next(c for c in ranked if totals[c] >= best - 1e-9)
+        return super().decide(v, legal)
 
     def sample_world(self, v: Any, me: int) -> Any:
         if not self._queue:
@@ -375,16 +333,11 @@ class InferenceSearchAgent(CardSearchAgent):
         if not evidence:
             self.last_inference = {"evidence": 0}
             return [determinize(v, me, self.rng) for _ in range(self.worlds)]
-        weighted = self.weighting == "weighted"
-        size = self.worlds * (1 if weighted else self.factor)
-        pool = [determinize(v, me, self.rng) for _ in range(size)]
+        pool = [determinize(v, me, self.rng) for _ in range(self.worlds * self.factor)]
         log_w = self.log_weights(pool, moves, me)
         weights, power = tempered(log_w, self.min_ess)
         self.last_inference = {"evidence": evidence, "candidates": len(pool),
                                "ess": ess(weights), "power": power}  # fmt: skip
-        if weighted:
-            self._weights = weights
-            return pool
         picks = resample(weights, self.worlds, self.rng)
         return [pool[i] for i in picks]
 
@@ -394,39 +347,25 @@ class InferenceSearchAgent(CardSearchAgent):
         all the worlds in one call; the ``policy`` model where the search's rollouts are,
         over the search-value network or the heuristic), unless ``batched=False``."""
         params = self._rules(pool[0]) if self.batched else None
-        kernel = self._batched_rollouts() if self.model == "policy" and self.batched else None
-        if (
-            params is None
-            or any(w.rules != RULES for w in pool)
-            or (self.model == "policy" and kernel is None)
-        ):
+        compiled = self._compiled() if params is not None else None
+        if compiled is None or any(w.rules != RULES for w in pool):
             return np.array([log_likelihood(w, moves, me, self.values, self.temperature)
                              for w in pool])  # fmt: skip
-        from carcassonne_rl.agents.card import inference_kernels as IK
-
-        games = np.stack([pack_state(w) for w in pool])
         codes = np.array([(m.seat, m.row, m.last_before) for m in moves], np.int64)
-        out = np.empty(len(pool), np.float64)
-        if kernel is None or kernel.net is None:
-            hw = HEURISTIC_WEIGHTS if kernel is None else kernel.hw
-            IK.log_likelihoods(games, codes, me, params, hw, self.temperature, out)
-            return out
-        others = sum(m.seat != me for m in moves)
-        while True:  # the inputs' buffer grows until every option of every decision fits
-            need = len(pool) * others
-            if self._x is None or self._seg.shape[0] < need:
-                self._x = np.zeros((need * 48, kernel.net.inputs), np.float32)
-                self._seg = np.zeros((need, 4), np.int64)
-            ns = IK.policy_rows(games.copy(), codes, me, params, kernel.hw, self._x,
-                                self._seg, out)  # fmt: skip
-            if ns >= 0:
-                break
-            self._x = np.zeros((2 * self._x.shape[0], kernel.net.inputs), np.float32)
-        seg = self._seg[:ns]
-        rows = int((seg[:, 2] + seg[:, 1]).max()) if ns else 0
-        values = kernel.net.forward(self._x[:rows])[:, 0] if rows else np.zeros(0, np.float32)
-        IK.add_log_choices(values, seg, ns, self.temperature, out)
-        return out
+        return compiled(pool, codes, me, params, self.temperature)
+
+    def _compiled(self) -> Any:
+        """The kernels' likelihood of this agent's model (None: they do not value it)."""
+        if self._likelihood is None:
+            from carcassonne_rl.agents.card.inference_kernels import CompiledLikelihood
+
+            kernel = self._batched_rollouts() if self.model == "policy" else None
+            if self.model == "heuristic":
+                self._likelihood = CompiledLikelihood(HEURISTIC_WEIGHTS)
+            else:
+                self._likelihood = kernel and CompiledLikelihood(kernel.hw, kernel.net)
+            self._likelihood = self._likelihood or False
+        return self._likelihood or None
 
     def _rules(self, world: Any) -> np.ndarray | None:
         """The rules of ``world`` as the kernels read them (None: not the default rules)."""
@@ -447,82 +386,6 @@ def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgen
                                 model, batched=search.batched)  # fmt: skip
 
 
-# ---------------------------------------------------------------------- temperature fit
-def decisions_of(record: str) -> list[tuple[PlayerView, list[int], int]]:
-    """Every turn decision with two or more options of a recorded game: (the seat's view,
-    the legal codes, the code played)."""
-    from carcassonne_rl.games.cardcassonne import load_json, new_game
-
-    game = load_json(record)
-    s = new_game(game.config, game.card_order)
-    out = []
-    for code in game.history:
-        if s.phase == "turn":
-            legal = s.legal_codes()
-            if len(legal) > 1:
-                out.append((view(s, s.current_player), legal, code))
-        s.apply_code(code)
-    return out
-
-
-def fit_temperature(records: Sequence[str], values: Values, low: float = 0.05,
-                    high: float = 200.0) -> tuple[float, float, int]:  # fmt: skip
-    """``(T, mean log-likelihood, decisions)``: the temperature maximising the likelihood of
-    the recorded games' turn decisions under ``softmax(values / T)`` (golden-section search
-    over ``log T`` in [``low``, ``high``])."""
-    data = []
-    for record in records:
-        for v, legal, code in decisions_of(record):
-            data.append((values(v, legal), legal.index(code)))
-
-    def mean_ll(log_t: float) -> float:
-        t = math.exp(log_t)
-        return sum(log_choice(x, i, t) for x, i in data) / len(data)
-
-    a, b = math.log(low), math.log(high)
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = mean_ll(c), mean_ll(d)
-    for _ in range(40):
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = mean_ll(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = mean_ll(d)
-    t = math.exp((a + b) / 2)
-    return t, mean_ll(math.log(t)), len(data)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m carcassonne_rl.agents.card.inference FOLDER``: fit each model's temperature
-    on the game records (``*.json``) in FOLDER; one JSON line per model."""
-    import argparse
-    import json
-
-    from carcassonne_rl.agents.pretrained import make_card_search
-
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("folder", type=Path)
-    args = parser.parse_args(argv)
-    records = [p.read_text() for p in sorted(args.folder.glob("*.json"))]
-    if not records:
-        raise SystemExit(f"no game records (*.json) in {args.folder}")
-    search = make_card_search(["search"], 0)
-    assert isinstance(search, CardSearchAgent)
-    for model, values in (("policy", policy_values(search.base)),
-                          ("heuristic", heuristic_values())):  # fmt: skip
-        t, ll, n = fit_temperature(records, values)
-        print(json.dumps({"model": model, "temperature": round(t, 3), "mean_log_lik": round(ll, 4),
-                          "decisions": n, "games": len(records)}))  # fmt: skip
-
-
-if __name__ == "__main__":
-    main()
-
-
 __all__ = [
     "MODELS",
     "TEMPERATURE",
@@ -530,7 +393,6 @@ __all__ = [
     "Move",
     "RoundLog",
     "ess",
-    "fit_temperature",
     "heuristic_values",
     "log_likelihood",
     "policy_values",

@@ -12,17 +12,25 @@ and their log-probabilities summed per world. A second implementation of
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from carcassonne_rl.agents.card.heuristic_kernels import all_margins
 from carcassonne_rl.agents.card.search_kernels import MARGIN_SCALE
-from carcassonne_rl.agents.card.search_kernels import _candidates as option_inputs
-from carcassonne_rl.encoders.features.card_options import view_rows
+from carcassonne_rl.encoders.features.card import STATIC_FEATURES
+from carcassonne_rl.encoders.features.card_options import (
+    SEG_CAP,
+    SUMMARY_LEN,
+    static_features,
+    view_rows,
+    write_option_features,
+)
 from carcassonne_rl.games.cardcassonne import batch_kernels as K
 from carcassonne_rl.games.cardcassonne import batch_layout as L
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, NUM_ACTIONS, PLAY_UP
+from carcassonne_rl.games.cardcassonne.batch import pack_state
 
 FACE_DOWN = 32
 #: the columns of a move array: the seat, the row, the last follower before it
@@ -106,16 +114,37 @@ S_WORLD, S_FIRST, S_OPTIONS, S_INDEX = range(4)
 
 
 @njit(cache=True, nogil=True)
+def option_inputs(g, p, legal, nl, params, hw, x):
+    """The search-value network's inputs (features, the heuristic's margin in
+    :data:`~.search_kernels.MARGIN_SCALE` units) of each of seat ``p``'s options
+    ``legal[:nl]`` in ``x[:nl]`` (``search_kernels._candidates`` with every option)."""
+    vrows = np.empty((4, L.ROW_CAP), np.int64)
+    vlen = np.empty(4, np.int64)
+    view_rows(g, p, vrows, vlen)
+    margins = np.empty(nl, np.float64)
+    all_margins(g, p, legal, nl, vrows, vlen, params, hw, margins)
+    static = np.empty(STATIC_FEATURES, np.float32)
+    buf = np.empty(SEG_CAP, np.int64)
+    st = np.empty(SUMMARY_LEN, np.int64)
+    static_features(g, p, vrows, vlen, params, static)
+    width = x.shape[1] - 1
+    for t in range(nl):
+        row = x[t]
+        write_option_features(g, p, legal[t], vrows, vlen, params, static, row[:width], buf,
+                              st)  # fmt: skip
+        row[width] = np.float32(margins[t] / MARGIN_SCALE)
+
+
+@njit(cache=True, nogil=True)
 def policy_rows(games, moves, me, params, hw, x, seg, out):
     """The ``policy`` model's inputs: ``games`` wound back as in :func:`log_likelihoods`; at
     each of the other seat's decisions with two or more options, the network's inputs of
-    every option (``search_kernels._candidates``, all of them, in code order) from row
+    every option (:func:`option_inputs`, in code order) from row
     ``seg[j, S_FIRST]`` of ``x`` and the segment ``j`` in ``seg``; ``out[i]``: 0, or -inf
     where the move was not legal. Returns the segments written (-1: ``x`` or ``seg`` is
     too small)."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     legal = np.empty(NUM_ACTIONS, np.int64)
-    keep = np.empty(NUM_ACTIONS, np.int64)
     ns = 0
     rows = 0
     for i in range(games.shape[0]):
@@ -141,7 +170,7 @@ def policy_rows(games, moves, me, params, hw, x, seg, out):
             if nl > 1:
                 if ns >= seg.shape[0] or rows + nl > x.shape[0]:
                     return -1
-                option_inputs(g, seat, legal, nl, -1, params, hw, x[rows:], keep)
+                option_inputs(g, seat, legal, nl, params, hw, x[rows:])
                 seg[ns, S_WORLD] = i
                 seg[ns, S_FIRST] = rows
                 seg[ns, S_OPTIONS] = nl
@@ -168,4 +197,49 @@ def add_log_choices(values, seg, ns, temperature, out):
         out[i] += log_choice(buf, nl, seg[j, S_INDEX], temperature)
 
 
-__all__ = ["add_log_choices", "log_choice", "log_likelihoods", "policy_rows", "undo_move"]
+# ---------------------------------------------------------------- the Python side
+class CompiledLikelihood:
+    """The log-likelihoods of a decision's candidate worlds by the kernels (``hw``: the
+    heuristic's weights; ``net``: the search-value network of the ``policy`` model, None for
+    the heuristic's margins), with its inputs' buffers kept between decisions."""
+
+    def __init__(self, hw: np.ndarray, net: Any = None) -> None:
+        self.hw = hw
+        self.net = net
+        self._x = np.zeros((0, 1 if net is None else net.inputs), np.float32)
+        self._seg = np.zeros((0, 4), np.int64)
+
+    def __call__(self, pool: list[Any], moves: np.ndarray, me: int, params: np.ndarray,
+                 temperature: float) -> np.ndarray:  # fmt: skip
+        """The log-likelihood of ``moves`` (rows of seat, row, last follower before) in each
+        world of ``pool`` (states at the default rules, not changed)."""
+        games = np.stack([pack_state(w) for w in pool])
+        out = np.empty(len(pool), np.float64)
+        if self.net is None:
+            log_likelihoods(games, moves, me, params, self.hw, temperature, out)
+            return out
+        need = len(pool) * int((moves[:, M_SEAT] != me).sum())
+        if self._seg.shape[0] < need:
+            self._seg = np.zeros((need, 4), np.int64)
+            self._x = np.zeros((max(need * 48, self._x.shape[0]), self.net.inputs), np.float32)
+        while True:  # the inputs' buffer grows until every option of every decision fits
+            ns = policy_rows(games.copy(), moves, me, params, self.hw, self._x, self._seg, out)
+            if ns >= 0:
+                break
+            self._x = np.zeros((2 * self._x.shape[0], self.net.inputs), np.float32)
+        seg = self._seg[:ns]
+        rows = int((seg[:, S_FIRST] + seg[:, S_OPTIONS]).max()) if ns else 0
+        if rows:
+            add_log_choices(self.net.forward(self._x[:rows])[:, 0], seg, ns, temperature, out)
+        return out
+
+
+__all__ = [
+    "CompiledLikelihood",
+    "add_log_choices",
+    "log_choice",
+    "log_likelihoods",
+    "option_inputs",
+    "policy_rows",
+    "undo_move",
+]
