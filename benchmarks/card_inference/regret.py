@@ -6,9 +6,10 @@ an oracle, the cheating search (the TRUE hidden cards, the pile reshuffled) with
 the same 3 candidates; regret = the oracle's best value - its value of the agent's choice.
 
 ``python benchmarks/card_inference/regret.py FOLDER FIRST GAMES [VARIANT ...]``, a variant a
-spec (default ``search(infer=heuristic)``) or ``SPEC@weighted`` (that spec drawing W uniform
-worlds and weighting the search's mean over them by their tempered importance weights,
-:class:`WeightedInference`, instead of resampling W of 2W);
+spec (default ``search(infer=heuristic)``) with options after ``@``: ``@weighted`` (W uniform
+worlds, the search's mean over them weighted by their tempered importance weights,
+:class:`WeightedInference`, instead of resampling W of 2W), ``@top=K`` (the other seat's
+choice among its model's K best, ``InferenceSearchAgent(top=K)``);
 one JSON line per variant, its regret against the plain search's on the same decisions and,
 from the second variant on, against the first's."""
 
@@ -61,14 +62,13 @@ class WeightedInference(InferenceSearchAgent):
 
 
 def build(variant: str, seed: int) -> InferenceSearchAgent:
-    spec, _, weighting = variant.partition("@")
+    spec, *options = variant.split("@")
     a = make_agent(spec, "cardcassonne", seed)
     assert isinstance(a, InferenceSearchAgent)
-    if weighting == "weighted":
-        w = WeightedInference(a.base_factory, a.worlds, seed, a.candidates, a.horizon,
-                              a.future, a.model)  # fmt: skip
-        return w
-    return a
+    top = next((int(o[4:]) for o in options if o.startswith("top=")), 0)
+    kind = WeightedInference if "weighted" in options else InferenceSearchAgent
+    return kind(a.base_factory, a.worlds, seed, a.candidates, a.horizon, a.future, a.model,
+                top=top)  # fmt: skip
 
 
 ra: list[float] = []

@@ -12,11 +12,14 @@ from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 from carcassonne_rl.agents.card.inference import (
     TEMPERATURE,
+    TOP_EPS,
+    TOP_TEMPERATURE,
     InferenceSearchAgent,
     Move,
     RoundLog,
     ess,
     heuristic_values,
+    log_choice,
     log_likelihood,
     resample,
     tempered,
@@ -129,6 +132,20 @@ def test_likelihood_prefers_the_world_where_the_best_play_was_made():
     pytest.fail("no position with an obviously better skipped play found")
 
 
+def test_log_choice_among_the_best():
+    """With ``top`` the choice is among the ``top`` best options (ties counted in) with
+    probability ``1 - eps``, else uniform over the others."""
+    values = np.array([3.0, 1.0, 2.0, 2.0, -5.0])
+    assert log_choice(values, 0, 2.0) == pytest.approx(1.5 - np.log(np.exp(values / 2).sum()))
+    inside = np.exp(np.array([3.0, 2.0, 2.0]) / 2.0)
+    for i, x in ((0, 3.0), (2, 2.0), (3, 2.0)):  # the 2 best, with the tie: 3 options
+        expect = np.log(0.9) + x / 2 - np.log(inside.sum())
+        assert log_choice(values, i, 2.0, top=2, eps=0.1) == pytest.approx(expect)
+    assert log_choice(values, 1, 2.0, top=2, eps=0.1) == pytest.approx(np.log(0.05))
+    assert log_choice(values, 4, 2.0, top=2) == -np.inf
+    assert log_choice(values, 4, 2.0, top=5, eps=0.1) == pytest.approx(log_choice(values, 4, 2.0))
+
+
 def test_degenerate_weights_are_tempered():
     log_w = np.array([0.0] + [-500.0] * 15)
     assert ess(np.exp(log_w)) < 1.01
@@ -202,6 +219,10 @@ def test_infer_key():
         make_agent("search(infer=bogus)", CARD)
     with pytest.raises(ValueError, match="inference model must be one of"):
         InferenceSearchAgent(CardHeuristicAgent, model="bogus")
+    top = InferenceSearchAgent(CardHeuristicAgent, model="heuristic", top=3)
+    assert top.temperature == TOP_TEMPERATURE["heuristic"] and top.eps == TOP_EPS
+    with pytest.raises(ValueError, match="top must be >= 0"):
+        InferenceSearchAgent(CardHeuristicAgent, model="heuristic", top=-1)
 
 
 def _evidence_positions(seed: int, every: int = 3):
@@ -223,23 +244,31 @@ def _evidence_positions(seed: int, every: int = 3):
 
 
 @pytest.mark.parametrize(
-    "spec",
-    ["search(infer=heuristic)", "search(infer=policy)", "search(base=heuristic, infer=policy)"],
+    ("spec", "top"),
+    [
+        ("search(infer=heuristic)", 0),
+        ("search(infer=heuristic)", 3),
+        ("search(infer=policy)", 0),
+        ("search(infer=policy)", 2),
+        ("search(base=heuristic, infer=policy)", 0),
+    ],
 )
-def test_compiled_likelihood_matches_the_python_one(spec):
+def test_compiled_likelihood_matches_the_python_one(spec, top):
     """The kernels' log-likelihood of every candidate world (``log_weights``) is the Python
     reference's (``log_likelihood`` with the model's values: the heuristic's margins, the
-    search-value network's values, the base heuristic's margins) to float tolerance, and
-    the worlds are not changed."""
+    search-value network's values, the base heuristic's margins; over every option or the
+    ``top`` best) to float tolerance, and the worlds are not changed."""
     a = make_agent(spec, CARD, seed=0)
     assert isinstance(a, InferenceSearchAgent) and a.batched
+    a.top = top
     rng = random.Random(3)
     checked = 0
     for seed in (0, 1):
         for _, v, moves in _evidence_positions(seed, every=3 if "heuristic)" in spec else 6):
             pool = [determinize(v, 0, rng) for _ in range(6)]
             before = [(w.hands, w.rows) for w in pool]
-            ref = np.array([log_likelihood(w, moves, 0, a.values, a.temperature) for w in pool])
+            ref = np.array([log_likelihood(w, moves, 0, a.values, a.temperature, top, a.eps)
+                            for w in pool])  # fmt: skip
             got = a.log_weights(pool, moves, 0)
             assert [(w.hands, w.rows) for w in pool] == before
             assert np.isfinite(ref).all() and ref.min() < -0.5

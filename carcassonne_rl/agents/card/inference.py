@@ -56,6 +56,11 @@ MODELS = ("policy", "heuristic")
 #: per model, the temperature (points) fitted by maximum likelihood on recorded
 #: ``card-search-v1`` self-play games (:func:`fit_temperature`; the research note has the fit)
 TEMPERATURE = {"policy": 2.6, "heuristic": 6.1}
+#: per model, the temperature with ``top = 3`` (the other seat a search over the heuristic's
+#: 3 best options, as ``card-search-v1`` is; fitted as :data:`TEMPERATURE`)
+TOP_TEMPERATURE = {"policy": 3.7, "heuristic": 14.0}
+#: with ``top``, the probability that the other seat's choice is outside its ``top`` best
+TOP_EPS = 0.02
 #: candidate worlds drawn per world searched
 FACTOR = 2
 #: the effective sample size the resampled weights keep, as a share of the worlds searched
@@ -212,17 +217,32 @@ def heuristic_values() -> Values:
     return lambda v, legal: np.array([x for _, x in h.scored(v, legal)], np.float64)
 
 
-def log_choice(values: np.ndarray, index: int, temperature: float) -> float:
-    """``log softmax(values / temperature)[index]``."""
-    z = np.asarray(values, np.float64) / temperature
+def log_choice(values: np.ndarray, index: int, temperature: float, top: int = 0,
+               eps: float = 0.0) -> float:  # fmt: skip
+    """``log softmax(values / temperature)[index]``. With ``top`` > 0 the choice is among
+    the ``top`` best options (``S``: those with fewer than ``top`` values above theirs) with
+    probability ``1 - eps``, by the softmax over ``S``, else one of the others uniformly
+    (``eps`` spread over them; nothing when ``S`` holds every option)."""
+    x = np.asarray(values, np.float64)
+    z = x / temperature
+    extra = 0.0
+    if top > 0:
+        inside = (x[None, :] > x[:, None]).sum(axis=1) < top
+        if not inside.all():
+            if not inside[index]:
+                return math.log(eps / int((~inside).sum())) if eps > 0 else -math.inf
+            index = int(inside[:index].sum())
+            z = z[inside]
+            extra = math.log(1.0 - eps)
     m = float(z.max())
-    return float(z[index] - m - math.log(float(np.exp(z - m).sum())))
+    return float(extra + z[index] - m - math.log(float(np.exp(z - m).sum())))
 
 
 def log_likelihood(world: Any, moves: Sequence[Move], me: int, values: Values,
-                   temperature: float) -> float:  # fmt: skip
+                   temperature: float, top: int = 0, eps: float = 0.0) -> float:  # fmt: skip
     """The log-probability of the other seats' ``moves`` (the round's last moves, in order)
-    in ``world`` under ``softmax(values / temperature)``; ``world`` is not changed."""
+    in ``world`` under ``softmax(values / temperature)`` (:func:`log_choice`, ``top`` and
+    ``eps`` as there); ``world`` is not changed."""
     s = world.clone()
     total = 0.0
     for move in reversed(moves):
@@ -232,7 +252,7 @@ def log_likelihood(world: Any, moves: Sequence[Move], me: int, values: Values,
         legal = s.legal_codes()
         if len(legal) > 1 and code in legal:
             total += log_choice(values(view(s, move.seat), legal), legal.index(code),
-                                temperature)  # fmt: skip
+                                temperature, top, eps)  # fmt: skip
         elif code not in legal:
             return -math.inf
     return total
@@ -290,14 +310,20 @@ class InferenceSearchAgent(CardSearchAgent):
         factor: int = FACTOR,
         min_ess: float | None = None,
         batched: bool = True,
+        top: int = 0,
+        eps: float = TOP_EPS,
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"the inference model must be one of {', '.join(MODELS)}: {model!r}")
         if factor < 1:
             raise ValueError(f"the candidate factor must be >= 1, got {factor}")
         super().__init__(base_factory, worlds, seed, candidates, horizon, future, batched)
+        if top < 0 or not 0.0 <= eps < 1.0:
+            raise ValueError(f"top must be >= 0 and eps in [0, 1), got {top} and {eps}")
         self.model = model
-        self.temperature = TEMPERATURE[model] if temperature is None else float(temperature)
+        self.top, self.eps = top, float(eps)
+        fitted = (TOP_TEMPERATURE if top else TEMPERATURE)[model]
+        self.temperature = fitted if temperature is None else float(temperature)
         if not 0.0 < self.temperature < math.inf:
             raise ValueError(f"the temperature must be > 0, got {temperature}")
         self.factor = factor
@@ -349,10 +375,10 @@ class InferenceSearchAgent(CardSearchAgent):
         params = self._rules(pool[0]) if self.batched else None
         compiled = self._compiled() if params is not None else None
         if compiled is None or any(w.rules != RULES for w in pool):
-            return np.array([log_likelihood(w, moves, me, self.values, self.temperature)
-                             for w in pool])  # fmt: skip
+            return np.array([log_likelihood(w, moves, me, self.values, self.temperature,
+                                            self.top, self.eps) for w in pool])  # fmt: skip
         codes = np.array([(m.seat, m.row, m.last_before) for m in moves], np.int64)
-        return compiled(pool, codes, me, params, self.temperature)
+        return compiled(pool, codes, me, params, self.temperature, self.top, self.eps)
 
     def _compiled(self) -> Any:
         """The kernels' likelihood of this agent's model (None: they do not value it)."""
@@ -389,10 +415,13 @@ def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgen
 __all__ = [
     "MODELS",
     "TEMPERATURE",
+    "TOP_EPS",
+    "TOP_TEMPERATURE",
     "InferenceSearchAgent",
     "Move",
     "RoundLog",
     "ess",
+    "log_choice",
     "heuristic_values",
     "log_likelihood",
     "policy_values",

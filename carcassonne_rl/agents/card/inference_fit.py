@@ -37,10 +37,12 @@ def decisions_of(record: str) -> list[tuple[PlayerView, list[int], int]]:
 
 
 def fit_temperature(records: Sequence[str], values: Values, low: float = 0.05,
-                    high: float = 200.0) -> tuple[float, float, int]:  # fmt: skip
+                    high: float = 200.0, top: int = 0, eps: float = 0.0
+                    ) -> tuple[float, float, int]:  # fmt: skip
     """``(T, mean log-likelihood, decisions)``: the temperature maximising the likelihood of
     the recorded games' turn decisions under ``softmax(values / T)`` (golden-section search
-    over ``log T`` in [``low``, ``high``])."""
+    over ``log T`` in [``low``, ``high``]; ``top``, ``eps``: as ``inference.log_choice``
+    takes them)."""
     data = []
     for record in records:
         for v, legal, code in decisions_of(record):
@@ -48,7 +50,7 @@ def fit_temperature(records: Sequence[str], values: Values, low: float = 0.05,
 
     def mean_ll(log_t: float) -> float:
         t = math.exp(log_t)
-        return sum(log_choice(x, i, t) for x, i in data) / len(data)
+        return sum(log_choice(x, i, t, top, eps) for x, i in data) / len(data)
 
     a, b = math.log(low), math.log(high)
     g = (math.sqrt(5) - 1) / 2
@@ -69,7 +71,8 @@ def fit_temperature(records: Sequence[str], values: Values, low: float = 0.05,
 
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m carcassonne_rl.agents.card.inference_fit FOLDER``: fit each model's
-    temperature on the game records (``*.json``) in FOLDER; one JSON line per model."""
+    temperature on the game records (``*.json``) in FOLDER (``--top K --eps E``: the choice
+    among the model's ``K`` best, ``inference.log_choice``); one JSON line per model."""
     import argparse
     import json
 
@@ -77,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("folder", type=Path)
+    parser.add_argument("--top", type=int, default=0)
+    parser.add_argument("--eps", type=float, default=0.0)
     args = parser.parse_args(argv)
     records = [p.read_text() for p in sorted(args.folder.glob("*.json"))]
     if not records:
@@ -85,8 +90,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     assert isinstance(search, CardSearchAgent)
     for model, values in (("policy", policy_values(search.base)),
                           ("heuristic", heuristic_values())):  # fmt: skip
-        t, ll, n = fit_temperature(records, values)
-        print(json.dumps({"model": model, "temperature": round(t, 3), "mean_log_lik": round(ll, 4),
+        t, ll, n = fit_temperature(records, values, top=args.top, eps=args.eps)
+        print(json.dumps({"model": model, "top": args.top, "eps": args.eps,
+                          "temperature": round(t, 3), "mean_log_lik": round(ll, 4),
                           "decisions": n, "games": len(records)}))  # fmt: skip
 
 

@@ -59,23 +59,46 @@ def undo_move(g, seat, row, last_before):
 
 
 @njit(cache=True, nogil=True)
-def log_choice(values, nl, index, temperature):
-    """``log softmax(values[:nl] / temperature)[index]`` (``inference.log_choice``)."""
-    m = values[0] / temperature
-    for j in range(1, nl):
-        m = max(m, values[j] / temperature)
-    total = 0.0
-    for j in range(nl):
-        total += math.exp(values[j] / temperature - m)
-    return values[index] / temperature - m - math.log(total)
+def _in_top(values, nl, j, top):
+    """Whether option ``j`` has fewer than ``top`` of ``values[:nl]`` above its own."""
+    above = 0
+    for t in range(nl):
+        if values[t] > values[j]:
+            above += 1
+    return above < top
 
 
 @njit(cache=True, nogil=True)
-def log_likelihoods(games, moves, me, params, hw, temperature, out):
+def log_choice(values, nl, index, temperature, top, eps):
+    """``inference.log_choice(values[:nl], index, temperature, top, eps)``."""
+    extra = 0.0
+    inside = nl
+    if top > 0:
+        inside = 0
+        for j in range(nl):
+            if _in_top(values, nl, j, top):
+                inside += 1
+        if inside < nl:
+            if not _in_top(values, nl, index, top):
+                return math.log(eps / (nl - inside)) if eps > 0 else -math.inf
+            extra = math.log(1.0 - eps)
+    m = -math.inf
+    for j in range(nl):
+        if inside == nl or _in_top(values, nl, j, top):
+            m = max(m, values[j] / temperature)
+    total = 0.0
+    for j in range(nl):
+        if inside == nl or _in_top(values, nl, j, top):
+            total += math.exp(values[j] / temperature - m)
+    return extra + values[index] / temperature - m - math.log(total)
+
+
+@njit(cache=True, nogil=True)
+def log_likelihoods(games, moves, me, params, hw, temperature, top, eps, out):
     """``out[i]``: the log-probability of the other seats' ``moves`` (rows of seat, row, last
     follower before; the round's last moves in order) in world ``games[i]`` under
-    ``softmax(margin / temperature)`` of the heuristic (weights ``hw``); ``games`` are wound
-    back in place."""
+    ``softmax(margin / temperature)`` of the heuristic (weights ``hw``; ``top``, ``eps`` as
+    :func:`log_choice` takes them); ``games`` are wound back in place."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     legal = np.empty(NUM_ACTIONS, np.int64)
     margins = np.empty(NUM_ACTIONS, np.float64)
@@ -104,7 +127,7 @@ def log_likelihoods(games, moves, me, params, hw, temperature, out):
             if nl > 1:
                 view_rows(g, seat, vrows, vlen)
                 all_margins(g, seat, legal, nl, vrows, vlen, params, hw, margins)
-                total += log_choice(margins, nl, index, temperature)
+                total += log_choice(margins, nl, index, temperature, top, eps)
         out[i] = total
 
 
@@ -181,7 +204,7 @@ def policy_rows(games, moves, me, params, hw, x, seg, out):
 
 
 @njit(cache=True, nogil=True)
-def add_log_choices(values, seg, ns, temperature, out):
+def add_log_choices(values, seg, ns, temperature, top, eps, out):
     """Add each segment's ``log softmax(value / temperature)`` of the option played to its
     world's ``out`` (``values``: the network's outputs of :func:`policy_rows`' inputs, in
     :data:`~.search_kernels.MARGIN_SCALE` units); a world at -inf stays there."""
@@ -194,7 +217,7 @@ def add_log_choices(values, seg, ns, temperature, out):
         nl = seg[j, S_OPTIONS]
         for t in range(nl):
             buf[t] = np.float64(values[first + t]) * MARGIN_SCALE
-        out[i] += log_choice(buf, nl, seg[j, S_INDEX], temperature)
+        out[i] += log_choice(buf, nl, seg[j, S_INDEX], temperature, top, eps)
 
 
 # ---------------------------------------------------------------- the Python side
@@ -210,13 +233,14 @@ class CompiledLikelihood:
         self._seg = np.zeros((0, 4), np.int64)
 
     def __call__(self, pool: list[Any], moves: np.ndarray, me: int, params: np.ndarray,
-                 temperature: float) -> np.ndarray:  # fmt: skip
+                 temperature: float, top: int = 0, eps: float = 0.0) -> np.ndarray:  # fmt: skip
         """The log-likelihood of ``moves`` (rows of seat, row, last follower before) in each
-        world of ``pool`` (states at the default rules, not changed)."""
+        world of ``pool`` (states at the default rules, not changed; ``top``, ``eps``: as
+        :func:`log_choice` takes them)."""
         games = np.stack([pack_state(w) for w in pool])
         out = np.empty(len(pool), np.float64)
         if self.net is None:
-            log_likelihoods(games, moves, me, params, self.hw, temperature, out)
+            log_likelihoods(games, moves, me, params, self.hw, temperature, top, eps, out)
             return out
         need = len(pool) * int((moves[:, M_SEAT] != me).sum())
         if self._seg.shape[0] < need:
@@ -230,7 +254,8 @@ class CompiledLikelihood:
         seg = self._seg[:ns]
         rows = int((seg[:, S_FIRST] + seg[:, S_OPTIONS]).max()) if ns else 0
         if rows:
-            add_log_choices(self.net.forward(self._x[:rows])[:, 0], seg, ns, temperature, out)
+            values = self.net.forward(self._x[:rows])[:, 0]
+            add_log_choices(values, seg, ns, temperature, top, eps, out)
         return out
 
 
