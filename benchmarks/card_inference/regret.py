@@ -9,7 +9,8 @@ the same 3 candidates; regret = the oracle's best value - its value of the agent
 spec (default ``search(infer=heuristic)``) with options after ``@``: ``@weighted`` (W uniform
 worlds, the search's mean over them weighted by their tempered importance weights,
 :class:`WeightedInference`, instead of resampling W of 2W), ``@top=K`` (the other seat's
-choice among its model's K best, ``InferenceSearchAgent(top=K)``);
+choice among its model's K best, ``InferenceSearchAgent(top=K)``), ``@factor=F`` (``F * W``
+candidate worlds), combined as ``SPEC@top=3@factor=4``;
 one JSON line per variant, its regret against the plain search's on the same decisions and,
 from the second variant on, against the first's."""
 
@@ -66,9 +67,10 @@ def build(variant: str, seed: int) -> InferenceSearchAgent:
     a = make_agent(spec, "cardcassonne", seed)
     assert isinstance(a, InferenceSearchAgent)
     top = next((int(o[4:]) for o in options if o.startswith("top=")), 0)
+    factor = next((int(o[7:]) for o in options if o.startswith("factor=")), a.factor)
     kind = WeightedInference if "weighted" in options else InferenceSearchAgent
     return kind(a.base_factory, a.worlds, seed, a.candidates, a.horizon, a.future, a.model,
-                top=top)  # fmt: skip
+                factor=factor, top=top)  # fmt: skip
 
 
 ra: list[float] = []

@@ -6,7 +6,8 @@ agent with its CPU ms per turn decision (``time.process_time`` around ``act``), 
 and its ratio to card-search-v1's time; the compiled heuristic likelihood is the default,
 ``python`` in a spec's place adds ``search(infer=heuristic)`` with the Python likelihood
 (``log_weights`` by :func:`~carcassonne_rl.agents.card.inference.log_likelihood`, the
-rollouts still compiled)."""
+rollouts still compiled); ``SPEC@top=K@factor=F`` builds ``InferenceSearchAgent`` with those
+keys."""
 
 import json
 import sys
@@ -26,6 +27,15 @@ specs = sys.argv[3:] or ["search(infer=heuristic)"]
 
 
 def build(spec: str, seed: int):
+    if "@" in spec:  # SPEC@top=K@factor=F: InferenceSearchAgent's keys no spec names
+        name, *options = spec.split("@")
+        a = make_agent(name, "cardcassonne", seed)
+        assert isinstance(a, InferenceSearchAgent)
+        keys = dict(o.split("=") for o in options)
+        top = int(keys.get("top", 0))
+        return InferenceSearchAgent(a.base_factory, a.worlds, seed, a.candidates, a.horizon,
+                                    a.future, a.model, factor=int(keys.get("factor", a.factor)),
+                                    top=top)  # fmt: skip
     if spec != "python":
         return make_agent(spec, "cardcassonne", seed)
     a = make_agent("search(infer=heuristic)", "cardcassonne", seed)
