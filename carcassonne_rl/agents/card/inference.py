@@ -19,10 +19,15 @@ maximum likelihood on recorded ``card-search-v1`` self-play games
 (:func:`.inference_fit.fit_temperature`, ``python -m
 carcassonne_rl.agents.card.inference_fit FOLDER``).
 
-The ``heuristic`` likelihood runs compiled (:mod:`.inference_kernels`: every candidate world
-packed as a batched game, wound back and its options valued in one call), the same weights as
-the Python :func:`log_likelihood`, which ``batched=False`` keeps (the reference, and the path
-of the ``policy`` model and of other rules tables).
+With ``top = K`` (not the default, no spec key) the other seat's choice is modelled among its
+``K`` best options by the model's values (:func:`log_choice`; :data:`TOP_TEMPERATURE`), as a
+search over the heuristic's ``K`` best would choose.
+
+The likelihoods run compiled (:mod:`.inference_kernels`: every candidate world packed as a
+batched game, wound back and its options valued in one call; the ``policy`` model by one
+forward pass over all their inputs, where the search's rollouts are compiled), the same
+weights as the Python :func:`log_likelihood`, which ``batched=False`` keeps (the reference,
+and the path of other rules tables and base policies).
 
 Only the current round is read (a round's moves only append to the rows; the rounds before
 were scored and their hands are gone), and only at 2 players, where the moves between two of
@@ -54,7 +59,7 @@ from carcassonne_rl.games.cardcassonne.views import HIDDEN, PlayerView
 #: the models of the other seat's play a spec's ``infer=`` names
 MODELS = ("policy", "heuristic")
 #: per model, the temperature (points) fitted by maximum likelihood on recorded
-#: ``card-search-v1`` self-play games (:func:`fit_temperature`; the research note has the fit)
+#: ``card-search-v1`` self-play games (``inference_fit``; the research note has the fit)
 TEMPERATURE = {"policy": 2.6, "heuristic": 6.1}
 #: per model, the temperature with ``top = 3`` (the other seat a search over the heuristic's
 #: 3 best options, as ``card-search-v1`` is; fitted as :data:`TEMPERATURE`)
@@ -385,12 +390,12 @@ class InferenceSearchAgent(CardSearchAgent):
         if self._likelihood is None:
             from carcassonne_rl.agents.card.inference_kernels import CompiledLikelihood
 
-            kernel = self._batched_rollouts() if self.model == "policy" else None
             if self.model == "heuristic":
-                self._likelihood = CompiledLikelihood(HEURISTIC_WEIGHTS)
-            else:
-                self._likelihood = kernel and CompiledLikelihood(kernel.hw, kernel.net)
-            self._likelihood = self._likelihood or False
+                made = CompiledLikelihood(HEURISTIC_WEIGHTS)
+            else:  # the base policy's values, where the search's kernels play it
+                kernel = self._batched_rollouts()
+                made = None if kernel is None else CompiledLikelihood(kernel.hw, kernel.net)
+            self._likelihood = made or False
         return self._likelihood or None
 
     def _rules(self, world: Any) -> np.ndarray | None:
