@@ -4,7 +4,11 @@ On recorded card-search-v1 self-play games (2 players), at each of seat 0's turn
 with the other seat's moves this round to read: M worlds drawn uniformly from seat 0's view,
 each weighted by the inference likelihood; the mean overlap (cards in common, multiset) of a
 world's opponent hand (plus this round's face-down card of the opponent) with the true one,
-uniform vs weighted (the exact importance-weighted mean). One JSON line per model."""
+uniform vs weighted (the exact importance-weighted mean). One JSON line per model.
+
+``python benchmarks/card_inference/hand_overlap.py FOLDER GAMES M [T,...] [K]``: the
+heuristic at the temperatures ``T`` instead of both fitted models, and with ``K`` the
+heuristic with the choice among its ``K`` best too (``top=K``, ``TOP_TEMPERATURE``)."""
 
 import json
 import random
@@ -15,6 +19,8 @@ import numpy as np
 
 from carcassonne_rl.agents.card.inference import (
     TEMPERATURE,
+    TOP_EPS,
+    TOP_TEMPERATURE,
     RoundLog,
     ess,
     heuristic_values,
@@ -28,7 +34,8 @@ from carcassonne_rl.games.cardcassonne import determinize, load_json, new_game, 
 folder, games, M = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 records = [p.read_text() for p in sorted(folder.glob("*.json"))][:games]
 search = make_card_search(["search"], 0)
-models = {"policy": policy_values(search.base), "heuristic": heuristic_values()}
+models = {"policy": (policy_values(search.base), TEMPERATURE["policy"], 0),
+          "heuristic": (heuristic_values(), TEMPERATURE["heuristic"], 0)}  # fmt: skip
 
 
 def held(s, q):
@@ -58,11 +65,12 @@ def down_overlap(w, s):
     return overlap(a, b)
 
 
-temps = [float(x) for x in sys.argv[4].split(",")] if len(sys.argv) > 4 else None
+temps = [float(x) for x in sys.argv[4].split(",")] if len(sys.argv) > 4 and sys.argv[4] else None
 if temps:
-    models = {f"heuristic@{t}": heuristic_values() for t in temps}
-    for t in temps:
-        TEMPERATURE[f"heuristic@{t}"] = t
+    models = {f"heuristic@{t}": (heuristic_values(), t, 0) for t in temps}
+if len(sys.argv) > 5:  # and the heuristic with the choice among its K best
+    k = int(sys.argv[5])
+    models[f"heuristic-top{k}"] = (heuristic_values(), TOP_TEMPERATURE["heuristic"], k)
 stats = {m: {"uni": [], "w": [], "ess": [], "size": [], "du": [], "dw": []} for m in models}
 rng = random.Random(0)
 for rec in records:
@@ -77,9 +85,9 @@ for rec in records:
                 pool = [determinize(v, 0, rng) for _ in range(M)]
                 ov = np.array([overlap(w.hands[1], s.hands[1]) for w in pool], float)
                 dv = np.array([down_overlap(w, s) for w in pool], float)
-                for name, values in models.items():
+                for name, (values, t, k) in models.items():
                     lw = np.array(
-                        [log_likelihood(w, log.moves, 0, values, TEMPERATURE[name]) for w in pool]
+                        [log_likelihood(w, log.moves, 0, values, t, k, TOP_EPS) for w in pool]
                     )
                     w, _ = tempered(lw, 0.0)
                     st = stats[name]
@@ -97,7 +105,8 @@ for name, st in stats.items():
         json.dumps(
             {
                 "model": name,
-                "T": TEMPERATURE[name],
+                "T": models[name][1],
+                "top": models[name][2],
                 "decisions": len(uni),
                 "hand": round(float(np.mean(st["size"])), 2),
                 "overlap_uniform": round(float(uni.mean()), 3),

@@ -12,18 +12,21 @@ from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 from carcassonne_rl.agents.card.inference import (
     TEMPERATURE,
+    TOP_EPS,
+    TOP_TEMPERATURE,
     InferenceSearchAgent,
     Move,
     RoundLog,
     ess,
     heuristic_values,
+    log_choice,
     log_likelihood,
     resample,
     tempered,
     undo,
 )
 from carcassonne_rl.agents.card.search import CardSearchAgent
-from carcassonne_rl.games.cardcassonne import new_game, redeal_unseen, view
+from carcassonne_rl.games.cardcassonne import determinize, new_game, redeal_unseen, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
 from carcassonne_rl.games.cardcassonne.config import GameConfig
 
@@ -129,6 +132,20 @@ def test_likelihood_prefers_the_world_where_the_best_play_was_made():
     pytest.fail("no position with an obviously better skipped play found")
 
 
+def test_log_choice_among_the_best():
+    """With ``top`` the choice is among the ``top`` best options (ties counted in) with
+    probability ``1 - eps``, else uniform over the others."""
+    values = np.array([3.0, 1.0, 2.0, 2.0, -5.0])
+    assert log_choice(values, 0, 2.0) == pytest.approx(1.5 - np.log(np.exp(values / 2).sum()))
+    inside = np.exp(np.array([3.0, 2.0, 2.0]) / 2.0)
+    for i, x in ((0, 3.0), (2, 2.0), (3, 2.0)):  # the 2 best, with the tie: 3 options
+        expect = np.log(0.9) + x / 2 - np.log(inside.sum())
+        assert log_choice(values, i, 2.0, top=2, eps=0.1) == pytest.approx(expect)
+    assert log_choice(values, 1, 2.0, top=2, eps=0.1) == pytest.approx(np.log(0.05))
+    assert log_choice(values, 4, 2.0, top=2) == -np.inf
+    assert log_choice(values, 4, 2.0, top=5, eps=0.1) == pytest.approx(log_choice(values, 4, 2.0))
+
+
 def test_degenerate_weights_are_tempered():
     log_w = np.array([0.0] + [-500.0] * 15)
     assert ess(np.exp(log_w)) < 1.01
@@ -202,3 +219,84 @@ def test_infer_key():
         make_agent("search(infer=bogus)", CARD)
     with pytest.raises(ValueError, match="inference model must be one of"):
         InferenceSearchAgent(CardHeuristicAgent, model="bogus")
+    top = InferenceSearchAgent(CardHeuristicAgent, model="heuristic", top=3)
+    assert top.temperature == TOP_TEMPERATURE["heuristic"] and top.eps == TOP_EPS
+    with pytest.raises(ValueError, match="top must be >= 0"):
+        InferenceSearchAgent(CardHeuristicAgent, model="heuristic", top=-1)
+
+
+def _evidence_positions(seed: int, every: int = 3):
+    """Seat 0's turn decisions of a heuristic game with the other seat's moves to read:
+    (state, its view, the round's moves), every ``every``-th of them."""
+    s, agents = heuristic_game(seed)
+    log, out, seen = RoundLog(), [], 0
+    while not s.is_over:
+        p = s.current_player
+        if p == 0:
+            v = view(s, 0)
+            log.observe(v)
+            if s.phase == "turn" and log.round == v.round and any(m.seat for m in log.moves):
+                seen += 1
+                if seen % every == 0:
+                    out.append((s.clone(), v, list(log.moves)))
+        s.apply_code(agents[p].act(s, p))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("spec", "top"),
+    [
+        ("search(infer=heuristic)", 0),
+        ("search(infer=heuristic)", 3),
+        ("search(infer=policy)", 0),
+        ("search(infer=policy)", 2),
+        ("search(base=heuristic, infer=policy)", 0),
+    ],
+)
+def test_compiled_likelihood_matches_the_python_one(spec, top):
+    """The kernels' log-likelihood of every candidate world (``log_weights``) is the Python
+    reference's (``log_likelihood`` with the model's values: the heuristic's margins, the
+    search-value network's values, the base heuristic's margins; over every option or the
+    ``top`` best) to float tolerance, and the worlds are not changed."""
+    a = make_agent(spec, CARD, seed=0)
+    assert isinstance(a, InferenceSearchAgent) and a.batched
+    a.top = top
+    rng = random.Random(3)
+    checked = 0
+    for seed in (0, 1):
+        for _, v, moves in _evidence_positions(seed, every=3 if "heuristic)" in spec else 6):
+            pool = [determinize(v, 0, rng) for _ in range(6)]
+            before = [(w.hands, w.rows) for w in pool]
+            ref = np.array([log_likelihood(w, moves, 0, a.values, a.temperature, top, a.eps)
+                            for w in pool])  # fmt: skip
+            got = a.log_weights(pool, moves, 0)
+            assert [(w.hands, w.rows) for w in pool] == before
+            assert np.isfinite(ref).all() and ref.min() < -0.5
+            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
+            checked += 1
+    assert checked >= 10
+
+
+def test_compiled_and_python_inference_decide_the_same():
+    """Over whole games against the heuristic, the inference search with its likelihoods and
+    rollouts compiled makes the Python reference's (``batched=False``) decisions."""
+    spec = "search(base=heuristic, worlds=4, candidates=2, infer=heuristic)"
+    for seed in (6, 7):
+        s, agents = heuristic_game(seed)
+        a, b = make_agent(spec, CARD, seed=seed), make_agent(spec, CARD, seed=seed)
+        assert isinstance(a, InferenceSearchAgent) and isinstance(b, InferenceSearchAgent)
+        b.batched = False
+        evidence = 0
+        while not s.is_over:
+            p = s.current_player
+            if p == 0:
+                code = a.act(s, 0)
+                assert b.act(s, 0) == code
+                ia, ib = a.last_inference, b.last_inference
+                assert ia.keys() == ib.keys()
+                assert all(abs(ia[k] - ib[k]) < 1e-6 for k in ia)
+                evidence += ia.get("evidence", 0) > 0
+            else:
+                code = agents[p].act(s, p)
+            s.apply_code(code)
+        assert evidence > 20

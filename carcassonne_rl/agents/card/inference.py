@@ -15,8 +15,19 @@ the search's base policy, the network's afterstate values for ``pretrained:searc
 weight (systematic resampling, :func:`resample`); when the weights degenerate (effective
 sample size below ``min_ess``) they are tempered, ``w ** a`` with the largest ``a`` in [0, 1]
 that reaches it (``a = 0``: uniform). The temperatures (:data:`TEMPERATURE`) are fitted by
-maximum likelihood on recorded ``card-search-v1`` self-play games (:func:`fit_temperature`,
-``python -m carcassonne_rl.agents.card.inference FOLDER``).
+maximum likelihood on recorded ``card-search-v1`` self-play games
+(:func:`.inference_fit.fit_temperature`, ``python -m
+carcassonne_rl.agents.card.inference_fit FOLDER``).
+
+With ``top = K`` (not the default, no spec key) the other seat's choice is modelled among its
+``K`` best options by the model's values (:func:`log_choice`; :data:`TOP_TEMPERATURE`), as a
+search over the heuristic's ``K`` best would choose.
+
+The likelihoods run compiled (:mod:`.inference_kernels`: every candidate world packed as a
+batched game, wound back and its options valued in one call; the ``policy`` model by one
+forward pass over all their inputs, where the search's rollouts are compiled), the same
+weights as the Python :func:`log_likelihood`, which ``batched=False`` keeps (the reference,
+and the path of other rules tables and base policies).
 
 Only the current round is read (a round's moves only append to the rows; the rounds before
 were scored and their hands are gone), and only at 2 players, where the moves between two of
@@ -31,29 +42,38 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
+from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent, CardHeuristicWeights
+from carcassonne_rl.agents.card.heuristic_kernels import weights_array
 from carcassonne_rl.agents.card.search import DEFAULT_FUTURE, CardSearchAgent, Leaf
 from carcassonne_rl.agents.card.value import MARGIN_SCALE
-from carcassonne_rl.games.cardcassonne import determinize, view
+from carcassonne_rl.games.cardcassonne import RULES, determinize, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
+from carcassonne_rl.games.cardcassonne.batch import rules_params
+from carcassonne_rl.games.cardcassonne.config import GameConfig
 from carcassonne_rl.games.cardcassonne.views import HIDDEN, PlayerView
 
 #: the models of the other seat's play a spec's ``infer=`` names
 MODELS = ("policy", "heuristic")
 #: per model, the temperature (points) fitted by maximum likelihood on recorded
-#: ``card-search-v1`` self-play games (:func:`fit_temperature`; the research note has the fit)
+#: ``card-search-v1`` self-play games (``inference_fit``; the research note has the fit)
 TEMPERATURE = {"policy": 2.6, "heuristic": 6.1}
+#: per model, the temperature with ``top = 3`` (the other seat a search over the heuristic's
+#: 3 best options, as ``card-search-v1`` is; fitted as :data:`TEMPERATURE`)
+TOP_TEMPERATURE = {"policy": 3.7, "heuristic": 14.0}
+#: with ``top``, the probability that the other seat's choice is outside its ``top`` best
+TOP_EPS = 0.02
 #: candidate worlds drawn per world searched
 FACTOR = 2
 #: the effective sample size the resampled weights keep, as a share of the worlds searched
 MIN_ESS_SHARE = 0.5
 
 FACE_DOWN = 32
+#: the weights of ``heuristic_values``' heuristic as the kernels read them
+HEURISTIC_WEIGHTS = weights_array(CardHeuristicWeights())
 
 
 @dataclass(frozen=True)
@@ -202,17 +222,32 @@ def heuristic_values() -> Values:
     return lambda v, legal: np.array([x for _, x in h.scored(v, legal)], np.float64)
 
 
-def log_choice(values: np.ndarray, index: int, temperature: float) -> float:
-    """``log softmax(values / temperature)[index]``."""
-    z = np.asarray(values, np.float64) / temperature
+def log_choice(values: np.ndarray, index: int, temperature: float, top: int = 0,
+               eps: float = 0.0) -> float:  # fmt: skip
+    """``log softmax(values / temperature)[index]``. With ``top`` > 0 the choice is among
+    the ``top`` best options (``S``: those with fewer than ``top`` values above theirs) with
+    probability ``1 - eps``, by the softmax over ``S``, else one of the others uniformly
+    (``eps`` spread over them; nothing when ``S`` holds every option)."""
+    x = np.asarray(values, np.float64)
+    z = x / temperature
+    extra = 0.0
+    if top > 0:
+        inside = (x[None, :] > x[:, None]).sum(axis=1) < top
+        if not inside.all():
+            if not inside[index]:
+                return math.log(eps / int((~inside).sum())) if eps > 0 else -math.inf
+            index = int(inside[:index].sum())
+            z = z[inside]
+            extra = math.log(1.0 - eps)
     m = float(z.max())
-    return float(z[index] - m - math.log(float(np.exp(z - m).sum())))
+    return float(extra + z[index] - m - math.log(float(np.exp(z - m).sum())))
 
 
 def log_likelihood(world: Any, moves: Sequence[Move], me: int, values: Values,
-                   temperature: float) -> float:  # fmt: skip
+                   temperature: float, top: int = 0, eps: float = 0.0) -> float:  # fmt: skip
     """The log-probability of the other seats' ``moves`` (the round's last moves, in order)
-    in ``world`` under ``softmax(values / temperature)``; ``world`` is not changed."""
+    in ``world`` under ``softmax(values / temperature)`` (:func:`log_choice`, ``top`` and
+    ``eps`` as there); ``world`` is not changed."""
     s = world.clone()
     total = 0.0
     for move in reversed(moves):
@@ -222,7 +257,7 @@ def log_likelihood(world: Any, moves: Sequence[Move], me: int, values: Values,
         legal = s.legal_codes()
         if len(legal) > 1 and code in legal:
             total += log_choice(values(view(s, move.seat), legal), legal.index(code),
-                                temperature)  # fmt: skip
+                                temperature, top, eps)  # fmt: skip
         elif code not in legal:
             return -math.inf
     return total
@@ -279,20 +314,29 @@ class InferenceSearchAgent(CardSearchAgent):
         temperature: float | None = None,
         factor: int = FACTOR,
         min_ess: float | None = None,
+        batched: bool = True,
+        top: int = 0,
+        eps: float = TOP_EPS,
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"the inference model must be one of {', '.join(MODELS)}: {model!r}")
         if factor < 1:
             raise ValueError(f"the candidate factor must be >= 1, got {factor}")
-        super().__init__(base_factory, worlds, seed, candidates, horizon, future)
+        super().__init__(base_factory, worlds, seed, candidates, horizon, future, batched)
+        if top < 0 or not 0.0 <= eps < 1.0:
+            raise ValueError(f"top must be >= 0 and eps in [0, 1), got {top} and {eps}")
         self.model = model
-        self.temperature = TEMPERATURE[model] if temperature is None else float(temperature)
+        self.top, self.eps = top, float(eps)
+        fitted = (TOP_TEMPERATURE if top else TEMPERATURE)[model]
+        self.temperature = fitted if temperature is None else float(temperature)
         if not 0.0 < self.temperature < math.inf:
             raise ValueError(f"the temperature must be > 0, got {temperature}")
         self.factor = factor
         self.min_ess = MIN_ESS_SHARE * worlds if min_ess is None else float(min_ess)
         self.values = policy_values(self.base) if model == "policy" else heuristic_values()
         self.log = RoundLog()
+        self._params: dict[int, np.ndarray] = {}
+        self._likelihood: Any = None
         self._queue: list[Any] = []
         #: the last decision's inference: evidence moves, candidates, ESS, tempering power
         self.last_inference: dict[str, float] = {}
@@ -321,13 +365,47 @@ class InferenceSearchAgent(CardSearchAgent):
             self.last_inference = {"evidence": 0}
             return [determinize(v, me, self.rng) for _ in range(self.worlds)]
         pool = [determinize(v, me, self.rng) for _ in range(self.worlds * self.factor)]
-        log_w = np.array([log_likelihood(w, moves, me, self.values, self.temperature)
-                          for w in pool])  # fmt: skip
+        log_w = self.log_weights(pool, moves, me)
         weights, power = tempered(log_w, self.min_ess)
-        picks = resample(weights, self.worlds, self.rng)
         self.last_inference = {"evidence": evidence, "candidates": len(pool),
                                "ess": ess(weights), "power": power}  # fmt: skip
+        picks = resample(weights, self.worlds, self.rng)
         return [pool[i] for i in picks]
+
+    def log_weights(self, pool: list[Any], moves: Sequence[Move], me: int) -> np.ndarray:
+        """The log-likelihood of the round's ``moves`` in each world of ``pool``
+        (:func:`log_likelihood`): compiled at the default rules (:mod:`.inference_kernels`,
+        all the worlds in one call; the ``policy`` model where the search's rollouts are,
+        over the search-value network or the heuristic), unless ``batched=False``."""
+        params = self._rules(pool[0]) if self.batched else None
+        compiled = self._compiled() if params is not None else None
+        if compiled is None or any(w.rules != RULES for w in pool):
+            return np.array([log_likelihood(w, moves, me, self.values, self.temperature,
+                                            self.top, self.eps) for w in pool])  # fmt: skip
+        codes = np.array([(m.seat, m.row, m.last_before) for m in moves], np.int64)
+        return compiled(pool, codes, me, params, self.temperature, self.top, self.eps)
+
+    def _compiled(self) -> Any:
+        """The kernels' likelihood of this agent's model (None: they do not value it)."""
+        if self._likelihood is None:
+            from carcassonne_rl.agents.card.inference_kernels import CompiledLikelihood
+
+            if self.model == "heuristic":
+                made = CompiledLikelihood(HEURISTIC_WEIGHTS)
+            else:  # the base policy's values, where the search's kernels play it
+                kernel = self._batched_rollouts()
+                made = None if kernel is None else CompiledLikelihood(kernel.hw, kernel.net)
+            self._likelihood = made or False
+        return self._likelihood or None
+
+    def _rules(self, world: Any) -> np.ndarray | None:
+        """The rules of ``world`` as the kernels read them (None: not the default rules)."""
+        if world.rules != RULES:
+            return None
+        got = self._params.get(world.n)
+        if got is None:
+            got = self._params[world.n] = rules_params(GameConfig(world.n))
+        return got
 
 
 def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgent:
@@ -336,93 +414,19 @@ def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgen
         return search
     return InferenceSearchAgent(search.base_factory, search.worlds, search.seed,
                                 search.candidates, search.horizon, search.future,
-                                model)  # fmt: skip
-
-
-# ---------------------------------------------------------------------- temperature fit
-def decisions_of(record: str) -> list[tuple[PlayerView, list[int], int]]:
-    """Every turn decision with two or more options of a recorded game: (the seat's view,
-    the legal codes, the code played)."""
-    from carcassonne_rl.games.cardcassonne import load_json, new_game
-
-    game = load_json(record)
-    s = new_game(game.config, game.card_order)
-    out = []
-    for code in game.history:
-        if s.phase == "turn":
-            legal = s.legal_codes()
-            if len(legal) > 1:
-                out.append((view(s, s.current_player), legal, code))
-        s.apply_code(code)
-    return out
-
-
-def fit_temperature(records: Sequence[str], values: Values, low: float = 0.05,
-                    high: float = 200.0) -> tuple[float, float, int]:  # fmt: skip
-    """``(T, mean log-likelihood, decisions)``: the temperature maximising the likelihood of
-    the recorded games' turn decisions under ``softmax(values / T)`` (golden-section search
-    over ``log T`` in [``low``, ``high``])."""
-    data = []
-    for record in records:
-        for v, legal, code in decisions_of(record):
-            data.append((values(v, legal), legal.index(code)))
-
-    def mean_ll(log_t: float) -> float:
-        t = math.exp(log_t)
-        return sum(log_choice(x, i, t) for x, i in data) / len(data)
-
-    a, b = math.log(low), math.log(high)
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = mean_ll(c), mean_ll(d)
-    for _ in range(40):
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = mean_ll(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = mean_ll(d)
-    t = math.exp((a + b) / 2)
-    return t, mean_ll(math.log(t)), len(data)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m carcassonne_rl.agents.card.inference FOLDER``: fit each model's temperature
-    on the game records (``*.json``) in FOLDER; one JSON line per model."""
-    import argparse
-    import json
-
-    from carcassonne_rl.agents.pretrained import make_card_search
-
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("folder", type=Path)
-    args = parser.parse_args(argv)
-    records = [p.read_text() for p in sorted(args.folder.glob("*.json"))]
-    if not records:
-        raise SystemExit(f"no game records (*.json) in {args.folder}")
-    search = make_card_search(["search"], 0)
-    assert isinstance(search, CardSearchAgent)
-    for model, values in (("policy", policy_values(search.base)),
-                          ("heuristic", heuristic_values())):  # fmt: skip
-        t, ll, n = fit_temperature(records, values)
-        print(json.dumps({"model": model, "temperature": round(t, 3), "mean_log_lik": round(ll, 4),
-                          "decisions": n, "games": len(records)}))  # fmt: skip
-
-
-if __name__ == "__main__":
-    main()
+                                model, batched=search.batched)  # fmt: skip
 
 
 __all__ = [
     "MODELS",
     "TEMPERATURE",
+    "TOP_EPS",
+    "TOP_TEMPERATURE",
     "InferenceSearchAgent",
     "Move",
     "RoundLog",
     "ess",
-    "fit_temperature",
+    "log_choice",
     "heuristic_values",
     "log_likelihood",
     "policy_values",

@@ -1,0 +1,32 @@
+"""The arena with ``search(infer=heuristic)`` built with keys no spec names
+(``InferenceSearchAgent``'s ``top``, with :data:`TOP_TEMPERATURE`, and ``factor``):
+``python benchmarks/card_inference/arena_variant.py KEYS ARENA-ARGUMENTS...``, KEYS such as
+``top=3`` or ``factor=3,top=3``, runs ``carcassonne-rl ARENA-ARGUMENTS`` in this process
+(``--workers 1``) with every ``infer=heuristic`` search built so; give it a label of its own,
+e.g. ``--agents 'search(infer=heuristic, worlds=8)'`` (the same agent as the spec otherwise)."""
+
+import sys
+
+from carcassonne_rl.agents.card import inference
+from carcassonne_rl.cli.main import main
+
+keys = {k: int(v) for k, v in (kv.split("=") for kv in sys.argv[1].split(","))}
+if not set(keys) <= {"top", "factor"}:
+    raise SystemExit(f"keys: top=K and factor=F, got {sys.argv[1]!r}")
+plain = inference.with_inference
+
+
+def with_keys(search, model):
+    agent = plain(search, model)
+    if model == "heuristic" and isinstance(agent, inference.InferenceSearchAgent):
+        if keys.get("top"):
+            agent.top = keys["top"]
+            agent.temperature = inference.TOP_TEMPERATURE["heuristic"]
+        agent.factor = keys.get("factor", agent.factor)
+    return agent
+
+
+inference.with_inference = with_keys
+if "--workers" not in sys.argv or sys.argv[sys.argv.index("--workers") + 1] != "1":
+    raise SystemExit("arena_variant.py patches this process only: pass --workers 1")
+sys.exit(main(sys.argv[2:]))
