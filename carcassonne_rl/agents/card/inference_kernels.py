@@ -94,6 +94,22 @@ def log_choice(values, nl, index, temperature, top, eps):
 
 
 @njit(cache=True, nogil=True)
+def legal_codes(g, code, mask, legal):
+    """The pending decision's legal codes of world ``g`` into ``legal`` (code order, via
+    ``mask``): ``(their number, the index of ``code`` among them or -1)``."""
+    K.write_mask(g, mask)
+    nl = 0
+    index = -1
+    for c in range(NUM_ACTIONS):
+        if mask[c]:
+            if c == code:
+                index = nl
+            legal[nl] = c
+            nl += 1
+    return nl, index
+
+
+@njit(cache=True, nogil=True)
 def log_likelihoods(games, moves, me, params, hw, temperature, top, eps, out):
     """``out[i]``: the log-probability of the other seats' ``moves`` (rows of seat, row, last
     follower before; the round's last moves in order) in world ``games[i]`` under
@@ -112,15 +128,7 @@ def log_likelihoods(games, moves, me, params, hw, temperature, top, eps, out):
             code = undo_move(g, seat, moves[j, M_ROW], moves[j, M_LAST])
             if seat == me:
                 continue
-            K.write_mask(g, mask)
-            nl = 0
-            index = -1
-            for c in range(NUM_ACTIONS):
-                if mask[c]:
-                    if c == code:
-                        index = nl
-                    legal[nl] = c
-                    nl += 1
+            nl, index = legal_codes(g, code, mask, legal)
             if index < 0:
                 total = -math.inf
                 break
@@ -178,15 +186,7 @@ def policy_rows(games, moves, me, params, hw, x, seg, out):
             code = undo_move(g, seat, moves[j, M_ROW], moves[j, M_LAST])
             if seat == me:
                 continue
-            K.write_mask(g, mask)
-            nl = 0
-            index = -1
-            for c in range(NUM_ACTIONS):
-                if mask[c]:
-                    if c == code:
-                        index = nl
-                    legal[nl] = c
-                    nl += 1
+            nl, index = legal_codes(g, code, mask, legal)
             if index < 0:
                 out[i] = -math.inf
                 break

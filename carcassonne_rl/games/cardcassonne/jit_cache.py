@@ -1,6 +1,7 @@
 """The Numba sources of the card-game kernels, for the compile-cache guard of
 :mod:`carcassonne_rl.games.jit_cache` (the rules of ``batch_kernels`` are called by the
-vector env's step in another module, so a change there must drop the env's cache too)."""
+vector env's step and by the card agents' compiled search, option features and inference in
+other modules, so a change there must drop their caches too)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ SOURCES = (
     "encoders/card/batch.py",
     "envs/card_vector_kernels.py",
     "envs/card_vector.py",
+    "encoders/features/card_options.py",
+    "agents/card/heuristic_kernels.py",
+    "agents/card/search_kernels.py",
+    "agents/card/inference_kernels.py",
 )
 _STAMP = "cardcassonne_kernels.sha256"
 
