@@ -3,13 +3,14 @@ AEC loop timed in the same run, one JSON line each (Pgx is not a dependency: wit
 the script prints one line saying so and exits 0).
 
     pip install "pgx==2.6.*" "jax[cpu]"      # only for this comparison
-    python benchmarks/pgx_compare.py [--seconds 2]
+    python benchmarks/pgx_compare.py [--seconds 2] [--threads 1,2]
 
 Pgx games are stepped as Pgx's own benchmarks step them: ``jit(vmap(step))`` with
 ``pgx.experimental.auto_reset`` and a uniformly random legal action per game drawn on the
 device (``jax.random.categorical`` over the legal actions), ``block_until_ready`` after
-every step; ``N`` games per step. Ours are ``make_vec`` envs with ``random_actions`` (as
-``carcassonne-rl bench vec`` steps them). Every player is timed in turns of a quarter
+every step; ``N`` games per step (XLA's CPU kernels use every core). Ours are ``make_vec``
+envs with ``random_actions`` (as ``carcassonne-rl bench vec`` steps them), once for each of
+``--threads`` (their ``num_threads``, default 1). Every player is timed in turns of a quarter
 second, so a change of the machine's load touches all alike; the ratios are the figures to
 compare, the steps/s depend on the machine.
 """
@@ -78,7 +79,16 @@ class PgxPlay:
 def main(argv: list[str] | None = None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=2.0, help="per player (default 2)")
+    p.add_argument(
+        "--threads", default="1", help="comma-separated num_threads of our vector envs (default 1)"
+    )
     args = p.parse_args(argv)
+    try:
+        threads = tuple(int(k) for k in args.threads.split(","))
+    except ValueError:
+        p.error(f"--threads: comma-separated positive ints, got {args.threads!r}")
+    if min(threads) < 1:
+        p.error(f"--threads: comma-separated positive ints, got {args.threads!r}")
     try:
         import jax
         import pgx
@@ -91,24 +101,25 @@ def main(argv: list[str] | None = None) -> list[dict]:
     from carcassonne_rl.testing.bench_env import RandomPlay, make_env
     from carcassonne_rl.testing.bench_vec import VecPlay
 
-    plays: dict[tuple, Any] = {("pettingzoo", "connect_four_v3", 1, True):
+    plays: dict[tuple, Any] = {("pettingzoo", "connect_four_v3", 1, True, None):
                                RandomPlay(lambda: make_env("connect_four_v3"))}  # fmt: skip
     for name, n in PGX_GAMES:
-        plays[("pgx", name, n, True)] = PgxPlay(name, n)
+        plays[("pgx", name, n, True, None)] = PgxPlay(name, n)
     for name, n, obs in OURS:
-        plays[("carcassonne-rl", name, n, obs)] = VecPlay(
-            lambda name=name, n=n, obs=obs: make_vec(name, num_envs=n, observations=obs,
-                                                     players=2)  # fmt: skip
-        )
+        for k in threads:
+            plays[("carcassonne-rl", name, n, obs, k)] = VecPlay(
+                lambda name=name, n=n, obs=obs, k=k: make_vec(
+                    name, num_envs=n, observations=obs, num_threads=k, players=2)
+            )  # fmt: skip
     rounds = max(1, round(args.seconds / 0.25))
     for _ in range(rounds):
         for play in plays.values():
             play.run(args.seconds / rounds)
-    c4 = plays[("pettingzoo", "connect_four_v3", 1, True)].steps_per_s
+    c4 = plays[("pettingzoo", "connect_four_v3", 1, True, None)].steps_per_s
     rows = []
-    for (library, name, n, obs), play in plays.items():
+    for (library, name, n, obs, k), play in plays.items():
         row = {"benchmark": "pgx_compare", "library": library, "env": name, "num_envs": n,
-               "observations": obs, "steps_per_s": round(play.steps_per_s, 1),
+               "observations": obs, "num_threads": k, "steps_per_s": round(play.steps_per_s, 1),
                "connect_four_v3_steps_per_s": round(c4, 1),
                "ratio": round(play.steps_per_s / c4, 2), "seconds_each": args.seconds,
                "versions": {"pgx": pgx.__version__, "jax": jax.__version__},

@@ -1,9 +1,10 @@
 """The arena with ``search(infer=heuristic)`` built with keys no spec names
 (``InferenceSearchAgent``'s ``top``, with :data:`TOP_TEMPERATURE`, and ``factor``):
 ``python benchmarks/card_inference/arena_variant.py KEYS ARENA-ARGUMENTS...``, KEYS such as
-``top=3`` or ``factor=3,top=3``, runs ``carcassonne-rl ARENA-ARGUMENTS`` in this process
-(``--workers 1``) with every ``infer=heuristic`` search built so; give it a label of its own,
-e.g. ``--agents 'search(infer=heuristic, worlds=8)'`` (the same agent as the spec otherwise)."""
+``top=3`` or ``factor=3,top=3`` (``factor``: the spec key ``pool``), runs ``carcassonne-rl
+ARENA-ARGUMENTS`` in this process (``--workers 1``) with every ``infer=heuristic`` search
+built so; give it a label of its own, e.g. ``--agents 'search(infer=heuristic, worlds=8)'``
+(the same agent as the spec otherwise)."""
 
 import sys
 
@@ -16,13 +17,12 @@ if not set(keys) <= {"top", "factor"}:
 plain = inference.with_inference
 
 
-def with_keys(search, model):
-    agent = plain(search, model)
-    if model == "heuristic" and isinstance(agent, inference.InferenceSearchAgent):
-        if keys.get("top"):
-            agent.top = keys["top"]
-            agent.temperature = inference.TOP_TEMPERATURE["heuristic"]
-        agent.factor = keys.get("factor", agent.factor)
+def with_keys(search, model, factor=inference.FACTOR):
+    agent = plain(search, model, keys.get("factor", factor))
+    is_inference = isinstance(agent, inference.InferenceSearchAgent)
+    if model == "heuristic" and is_inference and keys.get("top"):
+        agent.top = keys["top"]
+        agent.temperature = inference.TOP_TEMPERATURE["heuristic"]
     return agent
 
 

@@ -300,3 +300,25 @@ def test_compiled_and_python_inference_decide_the_same():
                 code = agents[p].act(s, p)
             s.apply_code(code)
         assert evidence > 20
+
+
+def test_pool_key_sets_the_candidate_worlds():
+    """``pool=P``: P candidate worlds drawn per world searched at a decision with evidence;
+    ``pool`` without ``infer`` is one clear error."""
+    state = _to_decision(3, 2)
+    for pool in (1, 2, 3):
+        agent = make_agent(SMALL.replace(")", f", pool={pool})"), CARD, seed=5)
+        assert isinstance(agent, InferenceSearchAgent) and agent.factor == pool
+        s = new_game(state.config, state.card_order)
+        for code in state.history:
+            if s.current_player == 0:
+                agent.act(s, 0)
+            s.apply_code(code)
+        agent.act(s, 0)
+        assert agent.last_inference["evidence"] > 0
+        assert agent.last_inference["candidates"] == 2 * pool  # worlds=2
+    assert make_agent(SMALL, CARD).factor == 2
+    with pytest.raises(ValueError, match=r"pool= needs infer=policy or infer=heuristic"):
+        make_agent("search(base=heuristic, pool=3)", CARD)
+    with pytest.raises(ValueError, match=r"pool=0 is not int >= 1"):
+        make_agent("search(infer=heuristic, pool=0)", CARD)

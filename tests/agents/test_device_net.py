@@ -98,3 +98,14 @@ def test_pgx_comparison_says_when_pgx_is_missing(
     rows = benchmark("pgx_compare").main(["--seconds", "0.01"])
     assert rows == [json.loads(capsys.readouterr().out)]
     assert "pgx is not installed" in rows[0]["skipped"]
+
+
+@pytest.mark.parametrize("threads", ["0", "two", "1,,2"])
+def test_pgx_comparison_rejects_bad_threads(
+    threads: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        benchmark("pgx_compare").main(["--threads", threads])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--threads" in err and repr(threads) in err and "Traceback" not in err

@@ -19,7 +19,8 @@ maximum likelihood on recorded ``card-search-v1`` self-play games
 (:func:`.inference_fit.fit_temperature`, ``python -m
 carcassonne_rl.agents.card.inference_fit FOLDER``).
 
-With ``top = K`` (not the default, no spec key) the other seat's choice is modelled among its
+The spec key ``pool`` sets ``factor`` (default 2). With ``top = K`` (not the default, no
+spec key) the other seat's choice is modelled among its
 ``K`` best options by the model's values (:func:`log_choice`; :data:`TOP_TEMPERATURE`), as a
 search over the heuristic's ``K`` best would choose.
 
@@ -408,13 +409,15 @@ class InferenceSearchAgent(CardSearchAgent):
         return got
 
 
-def with_inference(search: CardSearchAgent, model: str | None) -> CardSearchAgent:
-    """``search`` with inference by ``model`` (None: ``search`` itself)."""
+def with_inference(search: CardSearchAgent, model: str | None,
+                   factor: int = FACTOR) -> CardSearchAgent:  # fmt: skip
+    """``search`` with inference by ``model`` from ``factor`` candidate worlds per world
+    searched (the spec key ``pool``; ``model`` None: ``search`` itself)."""
     if model is None:
         return search
     return InferenceSearchAgent(search.base_factory, search.worlds, search.seed,
                                 search.candidates, search.horizon, search.future,
-                                model, batched=search.batched)  # fmt: skip
+                                model, factor=factor, batched=search.batched)  # fmt: skip
 
 
 __all__ = [
