@@ -72,6 +72,19 @@ def _card_heuristic(misplaced: str) -> Callable[[int | None], Any]:
     return build
 
 
+def _card_search_inferring(model: str, factor: int) -> Callable[[int | None], Any]:
+    """``build(seed)`` of ``card-search-v1`` with inference by ``model`` from ``factor``
+    candidate worlds per world searched (the spec ``search(infer=MODEL, pool=FACTOR)``)."""
+
+    def build(seed: int | None) -> Any:
+        from carcassonne_rl.agents import pretrained
+        from carcassonne_rl.agents.card.inference import with_inference
+
+        return with_inference(pretrained.make_card_search(["search"], seed), model, factor)
+
+    return build
+
+
 _TILE_TABLES = ("carcassonne_table.npz", "carcassonne_table_greedy.npz")
 _TILE_OBS = ("carcassonne_obs.npz", "carcassonne_obs_4p.npz", "carcassonne_obs_5p.npz")
 
@@ -122,6 +135,11 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "by the network at 2 players, by the standings at 3-5",
            ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
            _shipped("make_card_search", ["search"]), ("search",)),
+    Pinned("card-search-v2", "cardcassonne",
+           "card-search-v1 with its 8 worlds resampled from 24 by how likely each makes the "
+           "other seat's play this round (the heuristic's choice probabilities); at 3-5 "
+           "players card-search-v1", ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
+           _card_search_inferring("heuristic", 3), ("search(infer=heuristic, pool=3)",)),
     Pinned("card-heuristic-v1", "cardcassonne",
            "the card heuristic valuing a misplaced face-down card apart from its row: 10, or "
            "what keeping it adds to the seat's holdings alone if more", (), "",

@@ -175,13 +175,15 @@ def _to_decision(seed: int, round_: int):
         s.apply_code(agents[p].act(s, p))
 
 
-def test_twin_same_decisions_from_the_same_views():
+@pytest.mark.parametrize("spec", [SMALL, "card-search-v2"])
+def test_twin_same_decisions_from_the_same_views(spec):
     """Hidden cards redrawn (the other hand, its face-down cards, the pile), the seat's views
-    unchanged: the inference search decides the same at each of its decisions."""
+    unchanged: the inference search (and the pinned one) decides the same at each of its
+    decisions."""
     state = _to_decision(3, 2)
     twin = redeal_unseen(state, 0, random.Random(11))
     assert twin.hands[1] != state.hands[1] and view(twin, 0) == view(state, 0)
-    a, b = make_agent(SMALL, CARD, seed=5), make_agent(SMALL, CARD, seed=5)
+    a, b = make_agent(spec, CARD, seed=5), make_agent(spec, CARD, seed=5)
     assert isinstance(a, InferenceSearchAgent)
     s, t = new_game(state.config, state.card_order), new_game(twin.config, twin.card_order)
     evidence = 0
@@ -322,3 +324,31 @@ def test_pool_key_sets_the_candidate_worlds():
         make_agent("search(base=heuristic, pool=3)", CARD)
     with pytest.raises(ValueError, match=r"pool=0 is not int >= 1"):
         make_agent("search(infer=heuristic, pool=0)", CARD)
+
+
+def test_card_search_v2_is_its_spec():
+    """The pinned ``card-search-v2`` decides as ``search(infer=heuristic, pool=3)`` (and
+    differs from ``card-search-v1`` somewhere in a game with evidence to read)."""
+    from carcassonne_rl.agents import registry
+
+    assert (
+        registry.resolution("search(infer=heuristic, pool=3)", CARD)["pinned"] == "card-search-v2"
+    )
+    state = _to_decision(5, 3)
+    pinned = make_agent("card-search-v2", CARD, seed=4)
+    spec = make_agent("search(infer=heuristic, pool=3)", CARD, seed=4)
+    plain = make_agent("card-search-v1", CARD, seed=4)
+    assert isinstance(pinned, InferenceSearchAgent) and (pinned.factor, pinned.model) == (
+        3,
+        "heuristic",
+    )
+    s = new_game(state.config, state.card_order)
+    same_as_plain = []
+    for code in [*state.history, None]:
+        if s.current_player == 0 and not s.is_over:
+            got = pinned.act(s, 0)
+            assert got == spec.act(s, 0)
+            same_as_plain.append(got == plain.act(s, 0))
+        if code is not None:
+            s.apply_code(code)
+    assert len(same_as_plain) >= 10 and False in same_as_plain
