@@ -1,6 +1,8 @@
 """Pinned agent names: every shipped agent as ``<game>-<role>-v<N>``, a name that never
 changes meaning, and the aliases (``pretrained``, ``search``, ``pretrained-obs``) that
-resolve to the newest of a role.
+resolve to the newest of a role (except the card game's ``search`` and ``pretrained:search``:
+``search`` is also the card search spec with its defaults, ``card-search-v1``; the newer
+``card-search-v2`` is ``search(infer=heuristic, pool=3)``).
 
 ``<game>`` is ``tile`` (carcassonne) or ``card`` (cardcassonne); ``<role>`` is ``net`` (the
 one-move agent ``pretrained`` plays), ``search`` (``pretrained:search``), ``obs``

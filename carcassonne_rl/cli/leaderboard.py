@@ -41,7 +41,7 @@ DEFAULT_AGENTS = {
     "carcassonne": ("random", "greedy", "heuristic", "tile-obs-v1", "tile-net-v2",
                     "tile-search-v1"),
     "cardcassonne": ("random", "greedy", "heuristic", "card-net-v1", "card-net-v4",
-                     "card-search-v1", "mcts(sims=1000)"),
+                     "card-search-v1", "card-search-v2", "mcts(sims=1000)"),
 }  # fmt: skip
 
 
