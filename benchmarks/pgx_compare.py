@@ -83,12 +83,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         "--threads", default="1", help="comma-separated num_threads of our vector envs (default 1)"
     )
     args = p.parse_args(argv)
-    try:
-        threads = tuple(int(k) for k in args.threads.split(","))
-    except ValueError:
+    words = args.threads.split(",")
+    if not all(w.isdigit() and int(w) >= 1 for w in words):
         p.error(f"--threads: comma-separated positive ints, got {args.threads!r}")
-    if min(threads) < 1:
-        p.error(f"--threads: comma-separated positive ints, got {args.threads!r}")
+    threads = tuple(int(w) for w in words)
     try:
         import jax
         import pgx

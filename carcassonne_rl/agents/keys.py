@@ -117,8 +117,8 @@ _CARD_SEARCH = (
         "(base=heuristic: a weight, 1 by default)", "table", _leaf),
     Key("infer", "none, policy or heuristic: worlds resampled by how likely each makes the "
         "other seat's play this round (2 players)", None, _infer),
-    Key("pool", "int >= 1 (with infer): candidate worlds drawn per world searched, the worlds "
-        "resampled from them", 2, _int_at_least(1)),
+    POOL := Key("pool", "int >= 1 (with infer): candidate worlds drawn per world searched, the "
+                "worlds resampled from them", 2, _int_at_least(1)),
 )  # fmt: skip
 _BOTH = tuple(GAMES)
 GAME_WORDS = {"carcassonne": "the tile game (carcassonne)",
@@ -266,7 +266,8 @@ def check_values(spec: str, family: str, v: dict[str, Any], game: str) -> None:
     if family == "policy" and (v["path"] is None) == (v["model"] is None):
         raise ValueError(f"bad spec {spec!r}: policy needs exactly one of path= and model=; "
                          f"{keys_message(family, game)}")  # fmt: skip
-    if family == "search" and game == "cardcassonne" and v["infer"] is None and v["pool"] != 2:
+    card_search = family == "search" and game == "cardcassonne"
+    if card_search and v["infer"] is None and v["pool"] != POOL.default:
         raise ValueError(f"bad spec {spec!r}: pool= needs infer=policy or infer=heuristic")
     if family == "search" and game == "cardcassonne" and v["base"] == "heuristic":
         if v["net"] is not None:
