@@ -1,5 +1,6 @@
-"""The card ``pretrained:search`` on its compiled rollouts against the Python rollouts
-(``batched=False``, the reference), old and new in the same run, one JSON line per table size.
+"""The card search (``card-search-v1`` by default) on its compiled rollouts against the Python
+rollouts (``batched=False``, the reference), old and new in the same run, one JSON line per
+table size.
 
     python benchmarks/card_search_throughput.py [--games 2] [--players 2,3] [--spec SPEC]
 
@@ -65,7 +66,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=2, help="games per table size")
     p.add_argument("--players", default="2,3", help="comma-separated table sizes")
-    p.add_argument("--spec", default="pretrained:search", help="the card search measured")
+    p.add_argument("--spec", default="card-search-v1", help="the card search measured")
     args = p.parse_args()
     play(args.spec, 2, 999)  # compile (or load the cached kernels) and load the network
     for players in (int(n) for n in args.players.split(",")):

@@ -1,8 +1,7 @@
 """Pinned agent names: every shipped agent as ``<game>-<role>-v<N>``, a name that never
 changes meaning, and the aliases (``pretrained``, ``search``, ``pretrained-obs``) that
-resolve to the newest of a role (except the card game's ``search`` and ``pretrained:search``:
-``search`` is also the card search spec with its defaults, ``card-search-v1``; the newer
-``card-search-v2`` is ``search(infer=heuristic, pool=3)``).
+resolve to the newest of a role (a family's spec with keys is not an alias: the card
+game's ``search(infer=none)``, every key at its default, is ``card-search-v1``).
 
 ``<game>`` is ``tile`` (carcassonne) or ``card`` (cardcassonne); ``<role>`` is ``net`` (the
 one-move agent ``pretrained`` plays), ``search`` (``pretrained:search``), ``obs``
@@ -136,12 +135,12 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "8 sampled worlds, 3 candidates, 1 round of card-net-v4 rollouts; the leaf valued "
            "by the network at 2 players, by the standings at 3-5",
            ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
-           _shipped("make_card_search", ["search"]), ("search",)),
+           _shipped("make_card_search", ["search"]), ("search(infer=none)",)),
     Pinned("card-search-v2", "cardcassonne",
            "card-search-v1 with its 8 worlds resampled from 24 by how likely each makes the "
            "other seat's play this round (the heuristic's choice probabilities); at 3-5 "
            "players card-search-v1", ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
-           _card_search_inferring("heuristic", 3), ("search(infer=heuristic, pool=3)",)),
+           _card_search_inferring("heuristic", 3), ("search", "search(infer=heuristic, pool=3)")),
     Pinned("card-heuristic-v1", "cardcassonne",
            "the card heuristic valuing a misplaced face-down card apart from its row: 10, or "
            "what keeping it adds to the seat's holdings alone if more", (), "",
@@ -156,8 +155,8 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 ALIASES: dict[str, dict[str, str]] = {
     "carcassonne": {"pretrained": "tile-net-v2", "pretrained:search": "tile-search-v2",
                     "search": "tile-search-v2", "pretrained-obs": "tile-obs-v1"},
-    "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v1",
-                     "search": "card-search-v1", "heuristic": "card-heuristic-v2"},
+    "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
+                     "search": "card-search-v2", "heuristic": "card-heuristic-v2"},
 }  # fmt: skip
 
 

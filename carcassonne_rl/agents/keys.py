@@ -277,7 +277,9 @@ def check_values(spec: str, family: str, v: dict[str, Any], game: str) -> None:
 
 
 def canonical(family: str, v: dict[str, Any], game: str) -> str:
-    """The named spec of these values, writing only the keys off their defaults."""
+    """The named spec of these values, writing only the keys off their defaults (the card
+    search at every default: ``search(infer=none)``, ``card-search-v1``; bare ``search`` there
+    is the alias of the newest pinned search, which reads the other seat's play)."""
     parts = []
     for key in KEYS[family][game]:
         value = v[key.name]
@@ -287,4 +289,6 @@ def canonical(family: str, v: dict[str, Any], game: str) -> str:
         elif value == key.default:
             continue
         parts.append(f"{key.name}={format_value(value)}")
+    if not parts and family == "search" and game == "cardcassonne":
+        return "search(infer=none)"  # bare ``search`` is the alias (card-search-v2)
     return f"{family}({', '.join(parts)})" if parts else family

@@ -70,5 +70,9 @@ def pretrained_search(spec: str, params: list[str], game: str, seed: int | None)
     from carcassonne_rl.agents import pretrained
 
     if game == "cardcassonne":
+        if params == ["search"]:  # the alias: the newest pinned card search
+            from carcassonne_rl.agents.catalog import ALIASES, PINNED
+
+            return PINNED[ALIASES[game]["pretrained:search"]].build(seed)
         return pretrained.make_card_search(params, seed)
     return pretrained.make_tile_search(params, seed)

@@ -300,7 +300,8 @@ def _make_named(text: str, game: str, seed: int | None) -> Agent:
         agent.name = family
         return agent
     v, net = spec_values(text, family, parsed.args, game)
-    if family in ("pretrained", "pretrained-obs") and v.get("sims") is None:
+    if family in ("pretrained", "pretrained-obs") and v.get("sims") is None or (
+            family == "search" and not parsed.args):  # fmt: skip
         agent = PINNED[ALIASES[game][family]].build(seed)  # the alias's pinned agent
     else:
         agent = _build_named(text, family, v, net, game, seed)

@@ -37,7 +37,7 @@ def named_record(text: str, game: str) -> tuple[str, list[Path]]:
     for key in ("agent", "target"):
         if v.get(key) is not None:
             v[key], inner = _record_of(v[key], game)
-    named = canonical(family, v, game)
+    named = family if family == "search" and not parsed.args else canonical(family, v, game)
     pinned = resolve_alias(named, game)
     if pinned is not None and family in ("pretrained", "search", "pretrained-obs"):
         return named, _shipped_files(PINNED[pinned].files)
@@ -182,6 +182,8 @@ def to_named(spec: str, game: str) -> str:
                                             "net": net}, game)  # fmt: skip
         from carcassonne_rl.agents.card.search import NET_LEAF, parse_search
 
+        if params == ["search"] and net is None:
+            return "search"  # the alias
         w, k, h, f = parse_search(params, net_leaf=True)
         return _canonical_of(
             "search",

@@ -120,6 +120,26 @@ def test_every_alias_decides_as_its_pinned_name(game: str) -> None:
     )
 
 
+def test_the_card_search_with_keys_is_not_its_alias() -> None:
+    """Bare ``search`` (and ``pretrained:search``) in the card game is the alias of the newest
+    pinned search, ``card-search-v2``; a spec with keys leaves inference off unless it names
+    ``infer``, so at every default it is ``card-search-v1``, written ``search(infer=none)``."""
+    v1 = fingerprint(make_agent("card-search-v1", CARD, 3))
+    assert fingerprint(make_agent("search", CARD, 3)) != v1
+    for spec in ("search(infer=none)", "search(worlds=8)", "search(candidates=3, horizon=1)",
+                 "pretrained:search=8", "pretrained:search=8:3"):  # fmt: skip
+        record = registry.resolution(spec, CARD)
+        assert record["pinned"] == "card-search-v1", spec
+        assert record["named"] == "search(infer=none)", spec
+        assert fingerprint(make_agent(spec, CARD, 3)) == v1, spec
+    for spec in ("search", "pretrained:search"):
+        assert registry.resolution(spec, CARD)["named"] == "search"
+    assert (
+        registry.resolution("search(infer=heuristic, pool=3)", CARD)["pinned"] == "card-search-v2"
+    )
+    assert registry.resolution("search(worlds=16)", CARD)["pinned"] is None
+
+
 def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
     # tile-net-v1: at 2 players the fine-tuned network averaged 0.75/0.25 with the heuristic
     # (the deprecated pretrained:blend=0.75 there), at 3-5 what tile-net-v2 plays

@@ -34,6 +34,7 @@ ROWS = [
     ("pretrained", CARD, "pretrained"),
     ("pretrained-obs", TILE, "pretrained-obs"),
     ("pretrained:search", CARD, "search"),
+    ("pretrained:search=8", CARD, "search(infer=none)"),
     ("pretrained:30", CARD, "pretrained(sims=30)"),
     ("openspiel:mcts", TILE, "openspiel(bot=mcts)"),
     ("openspiel:ismcts", TILE, "openspiel(bot=ismcts)"),
