@@ -57,6 +57,7 @@ RAY_FILES = (
 DOCS_FILES = ("test_docs.py", "test_docs_site.py")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups into the node ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     grouped: list[pytest.Item] = []
     for item in items:

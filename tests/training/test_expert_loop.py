@@ -406,3 +406,11 @@ def test_a_loop_with_a_deep_search_records_and_keeps_it(tmp_path, capsys) -> Non
     assert CONFIG.deep_share == 0.0 and CONFIG.deep() == {}
     with pytest.raises(ValueError, match="deep_share: 0.0 there, 0.5 here"):
         load_config(before, {"deep_share": 0.5, "deep_samples": 1})
+
+
+def test_the_ray_files_run_as_one_xdist_group(request) -> None:
+    """Under ``pytest -n N --dist loadgroup`` (as CI runs) this file's tests carry the Ray
+    group of tests/conftest.py, so that one worker runs every test that starts Ray."""
+    if not request.config.getoption("loadgroup", False):
+        pytest.skip("not run by pytest-xdist with --dist loadgroup")
+    assert request.node.nodeid.endswith("@ray"), request.node.nodeid

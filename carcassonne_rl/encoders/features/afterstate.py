@@ -155,32 +155,34 @@ def _fit_count(board, tiles, unplaced, cell):
 
 
 @njit(cache=True, nogil=True)
-def player_features_kernel(board, ints, tiles, segs, out):
-    """Fill ``out[p, :]`` (zeroed by the caller) for every player ``p``; returns tiles left."""
-    npl = ints[L.R_NPLAYERS]
-    nslots = ints[L.R_NSLOTS]
+def _unplaced(ints):
+    """``(count of each tile type not placed yet, their total)``: the pile, and the drawn
+    tile of a pending placement (still unknown to the decider, so counted back in)."""
     unplaced = np.zeros(NUM_TYPES, np.int64)
     for i in range(ints[L.R_DECKPOS], ints[L.R_DECKLEN]):
         unplaced[ints[L.O_DECK + i]] += 1
     if ints[L.R_PHASE] == L.PHASE_TILE and ints[L.R_TILE] >= 0:
-        unplaced[ints[L.R_TILE]] += 1  # drawn but not placed: still unknown to the decider
+        unplaced[ints[L.R_TILE]] += 1
     r = 0.0
     for t in range(NUM_TYPES):
         r += unplaced[t]
-    grow = r / (r + 10.0)
-    p_side = r / (r + 6.0)
-    for p in range(npl):
-        out[p, F_SCORE] = ints[L.R_SCORES + p]
-        out[p, F_SUPPLY] = ints[L.R_FOLLOWERS + p]
+    return unplaced, r
+
+
+@njit(cache=True, nogil=True)
+def _add_features(board, tiles, segs, npl, nslots, lo, hi, only, unplaced, grow, p_side, out):
+    """Add to ``out`` what the segments of tile slots ``lo .. hi - 1`` (``only`` >= 0:
+    only their segment ``only``) hold for each player: a cloister with a follower, or the
+    root of an unfinished feature with followers (any other segment adds nothing)."""
     seen = np.zeros(nslots + 1, np.int64)
     city_stamp = np.full(nslots * MAX_SEGMENTS + 1, -1, np.int64)
     holders = np.zeros(npl, np.int64)
     stamp = 0
-    if ints[L.R_PHASE] == L.PHASE_OVER:
-        return r
-    for slot in range(nslots):
+    for slot in range(lo, hi):
         t = tiles[slot, 0]
         for k in range(NSEG[t]):
+            if only >= 0 and k != only:
+                continue
             g = slot * MAX_SEGMENTS + k
             kind = segs[g, L.S_KIND]
             if kind == CLOISTER:
@@ -303,7 +305,53 @@ def player_features_kernel(board, ints, tiles, segs, out):
                         v += 2.0 * total * p_side**openings
                         out[p, F_LAB] += segs[g, L.S_COUNT + p]
                     out[p, F_POTENTIAL] += v
+
+
+@njit(cache=True, nogil=True)
+def player_features_kernel(board, ints, tiles, segs, out):
+    """Fill ``out[p, :]`` (zeroed by the caller) for every player ``p``; returns tiles left."""
+    npl = ints[L.R_NPLAYERS]
+    nslots = ints[L.R_NSLOTS]
+    unplaced, r = _unplaced(ints)
+    grow = r / (r + 10.0)
+    p_side = r / (r + 6.0)
+    for p in range(npl):
+        out[p, F_SCORE] = ints[L.R_SCORES + p]
+        out[p, F_SUPPLY] = ints[L.R_FOLLOWERS + p]
+    if ints[L.R_PHASE] == L.PHASE_OVER:
+        return r
+    _add_features(board, tiles, segs, npl, nslots, 0, nslots, -1, unplaced, grow, p_side, out)
     return r
+
+
+@njit(cache=True, nogil=True)
+def follower_change(board, ints, tiles, segs, g, player, delta):
+    """Write into ``delta[p, :]`` how :func:`player_features_kernel` of the position changes
+    if seat ``player`` puts a follower on segment ``g`` and nothing else changes (its feature
+    stays unfinished): the part of ``g``'s feature with the follower minus its part without,
+    and one follower fewer in supply. ``segs`` is as it was when it returns."""
+    npl = ints[L.R_NPLAYERS]
+    nslots = ints[L.R_NSLOTS]
+    unplaced, r = _unplaced(ints)
+    grow = r / (r + 10.0)
+    p_side = r / (r + 6.0)
+    root = g if segs[g, L.S_KIND] == CLOISTER else _root(segs, g)
+    slot, k = root // MAX_SEGMENTS, root % MAX_SEGMENTS
+    before = np.zeros((npl, PLAYER_FEATURES), np.float64)
+    after = np.zeros((npl, PLAYER_FEATURES), np.float64)
+    _add_features(board, tiles, segs, npl, nslots, slot, slot + 1, k, unplaced, grow, p_side,
+                  before)  # fmt: skip
+    owner = segs[g, L.S_OWNER]
+    segs[g, L.S_OWNER] = player
+    segs[root, L.S_COUNT + player] += 1
+    _add_features(board, tiles, segs, npl, nslots, slot, slot + 1, k, unplaced, grow, p_side,
+                  after)  # fmt: skip
+    segs[root, L.S_COUNT + player] -= 1
+    segs[g, L.S_OWNER] = owner
+    for p in range(npl):
+        for i in range(PLAYER_FEATURES):
+            delta[p, i] = after[p, i] - before[p, i]
+    delta[player, F_SUPPLY] = -1.0
 
 
 def player_features(state) -> tuple[np.ndarray, float]:

@@ -19,6 +19,12 @@ from which :func:`option_inputs` writes the network inputs of a seat (feature se
 ``two_player`` or ``table``, any table size, any expansions) for the unfinished ones,
 exactly as ``value_inputs`` does. No Python state is made per option.
 
+A placement's follower options share its afterstate: the placement alone is settled once,
+and a follower that changes nothing but its own feature (the game goes on and the feature
+is not finished this turn, so the scoring is the same) gives that afterstate's numbers plus
+the follower's part, :func:`.afterstate.follower_change` (the same numbers to rounding: the
+sums run in another order). The other follower options are played out one by one.
+
 Scratch copies: the board is shared by all options of a position and every tile an option
 placed is taken off again afterwards; the registers, tiles and segments are copied back
 from the position (or from the placement, for its follower options) over the rows an
@@ -49,13 +55,17 @@ from carcassonne_rl.encoders.features.afterstate import (
     player_features_kernel,
     seat_vector_kernel,
 )
+from carcassonne_rl.encoders.features.follower_options import lone_followers, may_finish
 from carcassonne_rl.encoders.features.table import (
     feature_set,
     feature_set_name,
     table_vector_kernel,
 )
 from carcassonne_rl.games.carcassonne import layout as L
-from carcassonne_rl.games.carcassonne.board_kernels import NSEG, cell_of
+from carcassonne_rl.games.carcassonne.board_kernels import (
+    NSEG,
+    cell_of,
+)
 from carcassonne_rl.games.carcassonne.kernels import apply_action
 from carcassonne_rl.games.carcassonne.layout import (
     MAX_EVENTS,
@@ -70,11 +80,14 @@ from carcassonne_rl.games.carcassonne.layout import (
     PHASE_MESSAGE,
     PHASE_OVER,
     PHASE_TILE,
+    R_LAST,
+    R_MESSAGES,
     R_NFRONT,
     R_NLEGAL,
     R_NPLAYERS,
     R_NSLOTS,
     R_PHASE,
+    R_PLAYER,
     R_SCORES,
     R_TILE,
     R_TURN,
@@ -193,6 +206,8 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     not changed."""
     b, i1, t1, s1, i2, t2, s2, events, pool = scratch(board, ints, tiles, segs)
     placing = ints[R_PHASE] == PHASE_TILE
+    delta = np.empty((ints[R_NPLAYERS], PLAYER_FEATURES), np.float64)
+    slow = np.zeros(MAX_SEGMENTS + 2, np.bool_)  # follower options played out
     slots0 = ints[R_NSLOTS]
     hi1 = slots0  # rows of t1 / s1 that may differ from the position's: slots below hi1
     hi2 = slots0  # likewise for t2 / s2 (against the placement's)
@@ -206,26 +221,64 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
         slots1 = i1[R_NSLOTS]
         hi1 = max(hi1, slots1)
         if placing and i1[R_PHASE] == PHASE_FOLLOWER:
+            # The placement alone (follower code 0, the first) is settled; a follower option
+            # whose follower changes nothing but its own feature is that afterstate plus the
+            # follower's part; the others (a feature finished this turn, the game's last
+            # turn, The Messages: a scored feature may draw a message) are played out.
             nf = i1[R_NLEGAL]
+            base = i1[R_LAST] * MAX_SEGMENTS
+            mover = i1[R_PLAYER]
+            nslow = 0
             for j in range(nf):
                 f = i1[O_LEGAL + j]
-                codes[n] = code
-                followers[n] = f
-                if j == nf - 1:  # the placement's last option: played on it directly
-                    status = after_kernel(b, i1, t1, s1, events, pool, f)
+                codes[n + j] = code
+                followers[n + j] = f
+                slow[j] = j > 0 and (i1[R_MESSAGES] != 0 or may_finish(b, t1, s1, base + f - 1))
+                nslow += slow[j]
+            if nslow == 0:  # settled on the placement's own copy: nothing else needs it
+                status = after_kernel(b, i1, t1, s1, events, pool, 0)
+                if status != OK:
+                    return status
+                hi1 = max(hi1, i1[R_NSLOTS])
+                _record(b, i1, t1, s1, n, over, scores, per, left)
+                if not over[n]:
+                    lone_followers(b, i1, t1, s1, n, nf, base, mover, slow, delta, followers,
+                                   over, scores, per, left)  # fmt: skip
+                else:  # the last turn: the placement made again, every follower played out
+                    take_off(b, t1, slots0, i1[R_NSLOTS])
+                    copy_position(ints, tiles, segs, i1, t1, s1, hi1)
+                    status = after_kernel(b, i1, t1, s1, events, pool, code)
                     if status != OK:
                         return status
-                    hi1 = max(hi1, i1[R_NSLOTS])
-                    _record(b, i1, t1, s1, n, over, scores, per, left)
+                    for j in range(1, nf):
+                        slow[j] = True
+                    nslow = nf - 1
+            else:
+                copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                status = after_kernel(b, i2, t2, s2, events, pool, 0)
+                if status != OK:
+                    return status
+                hi2 = max(hi2, i2[R_NSLOTS])
+                _record(b, i2, t2, s2, n, over, scores, per, left)
+                if over[n]:
+                    for j in range(1, nf):
+                        slow[j] = True
+                    nslow = nf - 1
                 else:
-                    copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
-                    status = after_kernel(b, i2, t2, s2, events, pool, f)
-                    if status != OK:
-                        return status
-                    hi2 = max(hi2, i2[R_NSLOTS])
-                    _record(b, i2, t2, s2, n, over, scores, per, left)
-                    take_off(b, t2, slots1, i2[R_NSLOTS])
-                n += 1
+                    lone_followers(b, i2, t2, s2, n, nf, base, mover, slow, delta, followers,
+                                   over, scores, per, left)  # fmt: skip
+                take_off(b, t2, slots1, i2[R_NSLOTS])
+            for j in range(1, nf if nslow > 0 else 1):
+                if not slow[j]:
+                    continue
+                copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                status = after_kernel(b, i2, t2, s2, events, pool, followers[n + j])
+                if status != OK:
+                    return status
+                hi2 = max(hi2, i2[R_NSLOTS])
+                _record(b, i2, t2, s2, n + j, over, scores, per, left)
+                take_off(b, t2, slots1, i2[R_NSLOTS])
+            n += nf
         else:
             codes[n] = code
             followers[n] = -1

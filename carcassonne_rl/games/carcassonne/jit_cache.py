@@ -22,6 +22,7 @@ SOURCES = (
     "encoders/features/afterstate.py",
     "encoders/features/table.py",
     "encoders/features/afterstate_options.py",
+    "encoders/features/follower_options.py",
     "agents/tile/potentials_options.py",
     "agents/tile/obs_policy/board.py",
     "agents/tile/obs_policy/features.py",
