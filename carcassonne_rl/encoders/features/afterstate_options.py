@@ -62,10 +62,7 @@ from carcassonne_rl.encoders.features.table import (
     table_vector_kernel,
 )
 from carcassonne_rl.games.carcassonne import layout as L
-from carcassonne_rl.games.carcassonne.board_kernels import (
-    NSEG,
-    cell_of,
-)
+from carcassonne_rl.games.carcassonne.board_kernels import NSEG, cell_of
 from carcassonne_rl.games.carcassonne.kernels import apply_action
 from carcassonne_rl.games.carcassonne.layout import (
     MAX_EVENTS,
@@ -207,7 +204,7 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     b, i1, t1, s1, i2, t2, s2, events, pool = scratch(board, ints, tiles, segs)
     placing = ints[R_PHASE] == PHASE_TILE
     delta = np.empty((ints[R_NPLAYERS], PLAYER_FEATURES), np.float64)
-    slow = np.zeros(MAX_SEGMENTS + 2, np.bool_)  # follower options played out
+    slow = np.zeros(MAX_SEGMENTS + 1, np.bool_)  # follower options played out one by one
     slots0 = ints[R_NSLOTS]
     hi1 = slots0  # rows of t1 / s1 that may differ from the position's: slots below hi1
     hi2 = slots0  # likewise for t2 / s2 (against the placement's)
@@ -221,54 +218,44 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
         slots1 = i1[R_NSLOTS]
         hi1 = max(hi1, slots1)
         if placing and i1[R_PHASE] == PHASE_FOLLOWER:
-            # The placement alone (follower code 0, the first) is settled; a follower option
-            # whose follower changes nothing but its own feature is that afterstate plus the
-            # follower's part; the others (a feature finished this turn, the game's last
-            # turn, The Messages: a scored feature may draw a message) are played out.
+            # the placement alone (follower code 0, the first) settled, then its follower
+            # options (see the module docstring)
             nf = i1[R_NLEGAL]
             base = i1[R_LAST] * MAX_SEGMENTS
             mover = i1[R_PLAYER]
-            nslow = 0
+            own = True  # settled on the placement's own copy: no follower option is played out
             for j in range(nf):
                 f = i1[O_LEGAL + j]
                 codes[n + j] = code
                 followers[n + j] = f
                 slow[j] = j > 0 and (i1[R_MESSAGES] != 0 or may_finish(b, t1, s1, base + f - 1))
-                nslow += slow[j]
-            if nslow == 0:  # settled on the placement's own copy: nothing else needs it
-                status = after_kernel(b, i1, t1, s1, events, pool, 0)
-                if status != OK:
-                    return status
+                own = own and not slow[j]
+            if own:
+                ia, ta, sa = i1, t1, s1
+            else:
+                copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                ia, ta, sa = i2, t2, s2
+            status = after_kernel(b, ia, ta, sa, events, pool, 0)
+            if status != OK:
+                return status
+            _record(b, ia, ta, sa, n, over, scores, per, left)
+            if not over[n]:
+                lone_followers(b, ia, ta, sa, n, nf, base, mover, slow, delta, followers, over,
+                               scores, per, left)  # fmt: skip
+            else:  # the game's last turn: every follower option played out
+                slow[1:nf] = True
+            if own:
                 hi1 = max(hi1, i1[R_NSLOTS])
-                _record(b, i1, t1, s1, n, over, scores, per, left)
-                if not over[n]:
-                    lone_followers(b, i1, t1, s1, n, nf, base, mover, slow, delta, followers,
-                                   over, scores, per, left)  # fmt: skip
-                else:  # the last turn: the placement made again, every follower played out
+                if over[n]:  # the placement made again, for its follower options
                     take_off(b, t1, slots0, i1[R_NSLOTS])
                     copy_position(ints, tiles, segs, i1, t1, s1, hi1)
                     status = after_kernel(b, i1, t1, s1, events, pool, code)
                     if status != OK:
                         return status
-                    for j in range(1, nf):
-                        slow[j] = True
-                    nslow = nf - 1
             else:
-                copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
-                status = after_kernel(b, i2, t2, s2, events, pool, 0)
-                if status != OK:
-                    return status
                 hi2 = max(hi2, i2[R_NSLOTS])
-                _record(b, i2, t2, s2, n, over, scores, per, left)
-                if over[n]:
-                    for j in range(1, nf):
-                        slow[j] = True
-                    nslow = nf - 1
-                else:
-                    lone_followers(b, i2, t2, s2, n, nf, base, mover, slow, delta, followers,
-                                   over, scores, per, left)  # fmt: skip
                 take_off(b, t2, slots1, i2[R_NSLOTS])
-            for j in range(1, nf if nslow > 0 else 1):
+            for j in range(1, nf):
                 if not slow[j]:
                     continue
                 copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
