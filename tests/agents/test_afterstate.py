@@ -157,6 +157,27 @@ def test_value_net_file_round_trip_and_refusals(tmp_path) -> None:
         MLP.load(pickled)  # object arrays would need pickle: refused
 
 
+def test_a_batch_with_repeated_rows_is_valued_row_by_row() -> None:
+    """The forward pass values each distinct row once: every row's outputs are those of the
+    row alone, and the distinct rows are those numpy finds."""
+    from carcassonne_rl.agents.common.value_net import unique_rows
+
+    net = _random_net()
+    gen = np.random.default_rng(3)
+    base = gen.normal(size=(40, NUM_FEATURES)).astype(np.float32)
+    base[:, ::3] = 0.0
+    x = base[gen.integers(0, 40, 300)]
+    x[7, 4] = np.nextafter(x[7, 4], np.float32(1))  # one bit apart: another row
+    alone = np.concatenate([net.forward(x[i : i + 1]) for i in range(len(x))])
+    assert np.array_equal(net.forward(x), alone)
+    first = np.empty(len(x), np.int64)
+    inverse = np.empty(len(x), np.int64)
+    u = unique_rows(x.view(np.uint32), first, inverse)
+    assert u == len(np.unique(x, axis=0)) < len(x)
+    assert np.array_equal(x[first[:u]][inverse], x)
+    assert sorted(first[:u].tolist()) == first[:u].tolist()  # in order of first appearance
+
+
 @pytest.mark.parametrize("expansions", EXPANSION_SETS)
 def test_afterstate_agent_plays_legal_moves_to_the_end(expansions) -> None:
     agent = AfterstateAgent(_random_net(2), seed=0, epsilon=0.2)

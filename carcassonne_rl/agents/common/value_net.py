@@ -59,6 +59,44 @@ def affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, nogil=True)
+def unique_rows(bits: np.ndarray, first: np.ndarray, inverse: np.ndarray) -> int:
+    """The distinct rows of ``bits`` (``uint32[n, k]``, a float32 batch's bit patterns):
+    returns their count ``u``, the first row of each in ``first[:u]`` (in order of first
+    appearance) and each row's distinct row in ``inverse`` (a hash table of the rows, equal
+    bits compared in full)."""
+    n, k = bits.shape
+    size = 2
+    while size < 2 * n:
+        size *= 2
+    table = np.full(size, -1, np.int64)
+    u = 0
+    for i in range(n):
+        h = np.uint64(14695981039346656037)
+        for j in range(k):
+            h = (h ^ np.uint64(bits[i, j])) * np.uint64(1099511628211)
+        slot = np.int64(h & np.uint64(size - 1))
+        while True:
+            d = table[slot]
+            if d < 0:
+                table[slot] = u
+                first[u] = i
+                inverse[i] = u
+                u += 1
+                break
+            r = first[d]
+            same = True
+            for j in range(k):
+                if bits[r, j] != bits[i, j]:
+                    same = False
+                    break
+            if same:
+                inverse[i] = d
+                break
+            slot = (slot + 1) & (size - 1)
+    return u
+
+
 class ModelFileError(ValueError):
     """A model file that is missing, unreadable or not what the caller expects."""
 
@@ -116,8 +154,19 @@ class MLP:
         return int(self.layers[-1][0].shape[1])
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """Outputs for a batch ``x[batch, inputs]`` (float32)."""
+        """Outputs for a batch ``x[batch, inputs]`` (float32). Rows that are the same are
+        evaluated once (many options of a decision have the same afterstate features): a
+        row's outputs do not depend on the batch, so this changes no number."""
         h = np.ascontiguousarray(x, np.float32)
+        if len(h) > 1:
+            first = np.empty(len(h), np.int64)
+            inverse = np.empty(len(h), np.int64)
+            u = unique_rows(h.view(np.uint32), first, inverse)
+            if u < len(h):
+                return self._forward(h[first[:u]])[inverse]
+        return self._forward(h)
+
+    def _forward(self, h: np.ndarray) -> np.ndarray:
         last = len(self.layers) - 1
         relu = self.meta.get("activation", "relu") == "relu"
         for i, (w, b) in enumerate(self.layers):

@@ -137,11 +137,16 @@ def final_values(opts: Options, player: int | np.ndarray, scale: float) -> np.nd
     """:func:`final_value` of the options' afterstates where the game is over (0 where it
     goes on); ``player``: one seat, or one per option."""
     vals = np.zeros(len(opts.code), np.float64)
-    for i in np.flatnonzero(opts.over).tolist():
-        p = int(player if np.isscalar(player) else player[i])
-        scores = opts.scores_of(i)
-        others = np.delete(scores, p)
-        vals[i] = math.tanh((float(scores[p]) - float(others.max())) / scale)
+    over = np.flatnonzero(opts.over)
+    if not len(over):
+        return vals
+    seats = (np.full(len(over), player, np.int64) if np.isscalar(player)
+             else np.asarray(player, np.int64)[over])  # fmt: skip
+    scores = opts.scores[over].astype(np.float64)
+    column = np.arange(scores.shape[1])
+    rival = (column < opts.players[over, None]) & (column != seats[:, None])
+    margins = scores[np.arange(len(over)), seats] - np.where(rival, scores, -np.inf).max(axis=1)
+    vals[over] = [math.tanh(m / scale) for m in margins.tolist()]
     return vals
 
 

@@ -17,8 +17,9 @@ A follower still in the supply is worth ``follower_value x r / (r + 20)`` points
 still earn; it is worth less late in the game). ``value(state, p)`` = score + potential +
 supply value; agents compare ``margin`` = own value - best opponent value.
 
-The kernel reads the engine's arrays through the layout constants of the engine module
-(passed in as an array, so a cached compile never holds stale offsets).
+The kernel reads the engine's arrays through the engine's layout constants (compile-time
+constants; the compile-cache guard ``games.carcassonne.jit_cache`` drops the compiled kernel
+whenever the layout changes).
 """
 
 from __future__ import annotations
@@ -26,8 +27,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from carcassonne_rl.games.carcassonne import layout as _L
 from carcassonne_rl.games.carcassonne import tiles as _tiles
+from carcassonne_rl.games.carcassonne.layout import (
+    OFF,
+    R_DECKLEN,
+    R_DECKPOS,
+    R_NPLAYERS,
+    R_NSLOTS,
+    S_COUNT,
+    S_DONE,
+    S_KIND,
+    S_NEXT,
+    S_OPEN,
+    S_OWNER,
+    S_PARENT,
+    S_PENNANT,
+    SIZE,
+)
 
 _T = _tiles.TABLES
 NSEG = _T["nseg"]
@@ -37,151 +53,142 @@ MS = _tiles.MAX_SEGMENTS
 FIELD, ROAD, CITY, CLOISTER = _tiles.FIELD, _tiles.ROAD, _tiles.CITY, _tiles.CLOISTER
 LABYRINTH = _tiles.LABYRINTH
 
-# constants vector: see _consts()
-(C_SPARENT, C_SKIND, C_SOPEN, C_SPENNANT, C_SNEXT, C_SOWNER, C_SDONE, C_SCOUNT) = range(8)
-(C_RNSLOTS, C_RNPLAYERS, C_RDECKPOS, C_RDECKLEN, C_SIZE, C_OFF, C_MS) = range(8, 15)
-(C_FIELD, C_ROAD, C_CITY, C_CLOISTER, C_LAB, C_MAXP) = range(15, 21)
-
-
-def _consts() -> np.ndarray:
-    L = _L
-    return np.array(
-        [
-            L.S_PARENT,
-            L.S_KIND,
-            L.S_OPEN,
-            L.S_PENNANT,
-            L.S_NEXT,
-            L.S_OWNER,
-            L.S_DONE,
-            L.S_COUNT,
-            L.R_NSLOTS,
-            L.R_NPLAYERS,
-            L.R_DECKPOS,
-            L.R_DECKLEN,
-            L.SIZE,
-            L.OFF,
-            MS,
-            FIELD,
-            ROAD,
-            CITY,
-            CLOISTER,
-            LABYRINTH,
-            L.MAX_PLAYERS,
-        ],
-        np.int64,
-    )
-
-
-CONSTS = _consts()
-
 
 @njit(cache=True, nogil=True)
-def _find(segs, g, c):
-    while segs[g, c[C_SPARENT]] != g:
-        g = segs[g, c[C_SPARENT]]
+def _find(segs, g):
+    while segs[g, S_PARENT] != g:
+        g = segs[g, S_PARENT]
     return g
 
 
 @njit(cache=True, nogil=True)
-def _ntiles(segs, root, c, seen, stamp):
+def _ntiles(segs, root, seen, stamp):
     n = 0
     m = root
     while True:
-        slot = m // c[C_MS]
+        slot = m // MS
         if seen[slot] != stamp:
             seen[slot] = stamp
             n += 1
-        m = segs[m, c[C_SNEXT]]
+        m = segs[m, S_NEXT]
         if m == root:
             break
     return n
 
 
 @njit(cache=True, nogil=True)
-def _award(out, segs, root, c, npl, value):
+def _award(out, segs, root, npl, value):
     best = 0
     for p in range(npl):
-        best = max(best, segs[root, c[C_SCOUNT] + p])
+        best = max(best, segs[root, S_COUNT + p])
     if best == 0:
         return
     for p in range(npl):
-        if segs[root, c[C_SCOUNT] + p] == best:
+        if segs[root, S_COUNT + p] == best:
             out[p] += value
 
 
 @njit(cache=True, nogil=True)
-def potentials_kernel(board, ints, tiles, segs, c, nseg, seg_kind, field_cities):
+def _cloister_value(board, tiles, slot, grow):
+    cell = (tiles[slot, 3] + OFF) * SIZE + tiles[slot, 2] + OFF
+    nb = 0
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            if (dx != 0 or dy != 0) and board[cell + dy * SIZE + dx] >= 0:
+                nb += 1
+    return 1.0 + nb + (8 - nb) * grow
+
+
+@njit(cache=True, nogil=True)
+def _root_value(tiles, segs, g, kind, total, grow, p_side, seen, stamp, stamp_city):
+    """The expected points of the open road, labyrinth, city or field of root ``g`` for its
+    holders (``total`` followers on it; ``seen`` stamped ``stamp`` where the walk passed)."""
+    if kind in (ROAD, LABYRINTH):
+        n = _ntiles(segs, g, seen, stamp)
+        openings = segs[g, S_OPEN]
+        v = n + 0.5 * openings * grow
+        if kind == LABYRINTH:
+            v += 2.0 * total * p_side**openings
+        return v
+    if kind == CITY:
+        n = _ntiles(segs, g, seen, stamp)
+        base = n + segs[g, S_PENNANT]
+        pc = p_side ** segs[g, S_OPEN]
+        return base * (1.0 + pc)
+    v = 0.0  # a field: its bordering cities
+    m = g
+    while True:
+        mslot = m // MS
+        bits = FIELD_CITIES[tiles[mslot, 0], m % MS]
+        j = 0
+        while bits:
+            if bits & 1:
+                cr = _find(segs, mslot * MS + j)
+                if stamp_city[cr] != g:
+                    stamp_city[cr] = g
+                    op = segs[cr, S_OPEN]
+                    v += 3.0 if op == 0 else 3.0 * p_side**op
+            bits >>= 1
+            j += 1
+        m = segs[m, S_NEXT]
+        if m == g:
+            break
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _rates(ints):
+    r = float(ints[R_DECKLEN] - ints[R_DECKPOS])
+    return r / (r + 10.0), r / (r + 6.0)
+
+
+@njit(cache=True, nogil=True)
+def potentials_kernel(board, ints, tiles, segs):
     """Expected points of each player's open features (see the module docstring)."""
-    npl = ints[c[C_RNPLAYERS]]
+    npl = ints[R_NPLAYERS]
     out = np.zeros(npl, np.float64)
-    nslots = ints[c[C_RNSLOTS]]
-    r = float(ints[c[C_RDECKLEN]] - ints[c[C_RDECKPOS]])
-    grow = r / (r + 10.0)
-    p_side = r / (r + 6.0)
-    size = c[C_SIZE]
-    off = c[C_OFF]
-    ms = c[C_MS]
+    nslots = ints[R_NSLOTS]
+    grow, p_side = _rates(ints)
     seen = np.zeros(nslots + 1, np.int64)
-    stamp_city = np.full(nslots * ms + 1, -1, np.int64)
+    stamp_city = np.full(nslots * MS + 1, -1, np.int64)
     stamp = 0
     for slot in range(nslots):
         t = tiles[slot, 0]
-        for k in range(nseg[t]):
-            g = slot * ms + k
-            kind = segs[g, c[C_SKIND]]
-            if kind == c[C_CLOISTER]:
-                if segs[g, c[C_SOWNER]] < 0 or segs[g, c[C_SDONE]] != 0:
+        for k in range(NSEG[t]):
+            g = slot * MS + k
+            kind = segs[g, S_KIND]
+            if kind == CLOISTER:
+                if segs[g, S_OWNER] < 0 or segs[g, S_DONE] != 0:
                     continue
-                cell = (tiles[slot, 3] + off) * size + tiles[slot, 2] + off
-                nb = 0
-                for dy in range(-1, 2):
-                    for dx in range(-1, 2):
-                        if (dx != 0 or dy != 0) and board[cell + dy * size + dx] >= 0:
-                            nb += 1
-                out[segs[g, c[C_SOWNER]]] += 1.0 + nb + (8 - nb) * grow
+                out[segs[g, S_OWNER]] += _cloister_value(board, tiles, slot, grow)
                 continue
-            if segs[g, c[C_SPARENT]] != g or segs[g, c[C_SDONE]] != 0:
+            if segs[g, S_PARENT] != g or segs[g, S_DONE] != 0:
                 continue
             total = 0
             for p in range(npl):
-                total += segs[g, c[C_SCOUNT] + p]
+                total += segs[g, S_COUNT + p]
             if total == 0:
                 continue
             stamp += 1
-            if kind == c[C_ROAD] or kind == c[C_LAB]:
-                n = _ntiles(segs, g, c, seen, stamp)
-                openings = segs[g, c[C_SOPEN]]
-                v = n + 0.5 * openings * grow
-                if kind == c[C_LAB]:
-                    v += 2.0 * total * p_side**openings
-                _award(out, segs, g, c, npl, v)
-            elif kind == c[C_CITY]:
-                n = _ntiles(segs, g, c, seen, stamp)
-                base = n + segs[g, c[C_SPENNANT]]
-                pc = p_side ** segs[g, c[C_SOPEN]]
-                _award(out, segs, g, c, npl, base * (1.0 + pc))
-            elif kind == c[C_FIELD]:
-                v = 0.0
-                m = g
-                while True:
-                    mslot = m // ms
-                    bits = field_cities[tiles[mslot, 0], m % ms]
-                    j = 0
-                    while bits:
-                        if bits & 1:
-                            cr = _find(segs, mslot * ms + j, c)
-                            if stamp_city[cr] != g:
-                                stamp_city[cr] = g
-                                op = segs[cr, c[C_SOPEN]]
-                                v += 3.0 if op == 0 else 3.0 * p_side**op
-                        bits >>= 1
-                        j += 1
-                    m = segs[m, c[C_SNEXT]]
-                    if m == g:
-                        break
-                _award(out, segs, g, c, npl, v)
+            v = _root_value(tiles, segs, g, kind, total, grow, p_side, seen, stamp, stamp_city)
+            _award(out, segs, g, npl, v)
     return out
+
+
+@njit(cache=True, nogil=True)
+def lone_follower_value(board, ints, tiles, segs, g):
+    """What :func:`potentials_kernel` adds for a follower put on segment ``g``, whose feature
+    has no follower yet and stays open: the feature's value, to that follower's player."""
+    grow, p_side = _rates(ints)
+    slot = g // MS
+    if segs[g, S_KIND] == CLOISTER:
+        return _cloister_value(board, tiles, slot, grow)
+    root = _find(segs, g)
+    nslots = ints[R_NSLOTS]
+    seen = np.zeros(nslots + 1, np.int64)
+    stamp_city = np.full(nslots * MS + 1, -1, np.int64)
+    return _root_value(tiles, segs, root, segs[root, S_KIND], 1, grow, p_side, seen, 1,
+                       stamp_city)  # fmt: skip
 
 
 def potentials(state) -> np.ndarray:
@@ -189,7 +196,7 @@ def potentials(state) -> np.ndarray:
     if state.is_over:
         return np.zeros(state.config.players)
     a = state.kernel_arrays()
-    return potentials_kernel(a.board, a.ints, a.tiles, a.segs, CONSTS, NSEG, SEG_KIND, FIELD_CITIES)
+    return potentials_kernel(a.board, a.ints, a.tiles, a.segs)
 
 
 def tiles_left(state) -> int:

@@ -7,7 +7,11 @@ option: the options are applied on scratch copies of the engine's arrays by the 
 kernel's steps (``encoders.features.afterstate_options``: the engine's own kernels, the
 board shared and the tiles taken off again, the rest copied back where an option can have
 changed it), and each afterstate is valued by :func:`.potentials.potentials_kernel`, the
-numbers and the order of operations being the reference's, so the values are the same.
+numbers and the order of operations being the reference's. A placement's follower options
+share its settled afterstate as in the option kernel (a follower that changes nothing but
+its own feature adds that feature's value to its player, and one follower leaves the
+supply), so their values are the reference's to float rounding (1e-14 on whole games) and
+the best moves, ties within 1e-9 included, are the same.
 
 (A source of ``games.carcassonne.jit_cache``: its compiled cache is dropped whenever an
 engine kernel it calls changes.)
@@ -20,19 +24,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from carcassonne_rl.agents.tile.potentials import (
-    CONSTS,
-    FIELD_CITIES,
-    NSEG,
-    SEG_KIND,
-    potentials_kernel,
-)
+from carcassonne_rl.agents.tile.potentials import lone_follower_value, potentials_kernel
 from carcassonne_rl.encoders.features.afterstate_options import (
     after_kernel,
     copy_position,
     scratch,
     take_off,
 )
+from carcassonne_rl.encoders.features.follower_options import may_finish
 from carcassonne_rl.games.carcassonne.layout import (
     ERR_LOG_FULL,
     O_LEGAL,
@@ -43,29 +42,41 @@ from carcassonne_rl.games.carcassonne.layout import (
     R_DECKLEN,
     R_DECKPOS,
     R_FOLLOWERS,
+    R_LAST,
+    R_MESSAGES,
     R_NLEGAL,
     R_NPLAYERS,
     R_NSLOTS,
     R_PHASE,
+    R_PLAYER,
     R_SCORES,
 )
+from carcassonne_rl.games.carcassonne.tiles import MAX_SEGMENTS
 
 
 @njit(cache=True, nogil=True)
-def _margin(board, ints, tiles, segs, player, follower_value):
-    """``margin(values(state, follower_value), player)`` of the position in the arrays."""
+def _values(board, ints, tiles, segs, follower_value, pot, v):
+    """``values(state, follower_value)`` of the position in the arrays into ``v``, its
+    potentials into ``pot``; returns the value of a follower in supply."""
     npl = ints[R_NPLAYERS]
-    v = np.empty(npl, np.float64)
+    pot[:] = 0.0
     for p in range(npl):
         v[p] = float(ints[R_SCORES + p])
-    if ints[R_PHASE] != PHASE_OVER:
-        pot = potentials_kernel(board, ints, tiles, segs, CONSTS, NSEG, SEG_KIND, FIELD_CITIES)
-        r = float(ints[R_DECKLEN] - ints[R_DECKPOS])
-        supply = follower_value * r / (r + 20.0)
-        for p in range(npl):
-            v[p] += pot[p]
-        for p in range(npl):
-            v[p] += ints[R_FOLLOWERS + p] * supply
+    if ints[R_PHASE] == PHASE_OVER:
+        return 0.0
+    pot[:npl] = potentials_kernel(board, ints, tiles, segs)
+    r = float(ints[R_DECKLEN] - ints[R_DECKPOS])
+    supply = follower_value * r / (r + 20.0)
+    for p in range(npl):
+        v[p] += pot[p]
+    for p in range(npl):
+        v[p] += ints[R_FOLLOWERS + p] * supply
+    return supply
+
+
+@njit(cache=True, nogil=True)
+def _margin(v, npl, player):
+    """``margin(v, player)``: own value minus the best other seat's."""
     best = -np.inf
     for p in range(npl):
         if p != player and v[p] > best:
@@ -76,8 +87,19 @@ def _margin(board, ints, tiles, segs, player, follower_value):
 @njit(cache=True, nogil=True)
 def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
     """``out[i]``: the greedy margin of legal code ``i`` (a placement: of its best follower
-    choice). Returns OK, or the status of an option that failed."""
+    choice). Returns OK, or the status of an option that failed. A placement's follower
+    options share its afterstate as in the option kernel (``options_kernel``): the
+    placement alone is settled once, and a follower that changes nothing but its own
+    feature adds that feature's value to its player's potential
+    (:func:`.potentials.lone_follower_value`) and takes one follower out of the supply (the
+    same values to float rounding); the others are played out one by one."""
     b, i1, t1, s1, i2, t2, s2, events, pool = scratch(board, ints, tiles, segs)
+    npl = ints[R_NPLAYERS]
+    pot = np.empty(npl, np.float64)
+    v0 = np.empty(npl, np.float64)
+    v = np.empty(npl, np.float64)
+    slow = np.zeros(MAX_SEGMENTS + 1, np.bool_)
+    fcode = np.zeros(MAX_SEGMENTS + 1, np.int64)
     placing = ints[R_PHASE] == PHASE_TILE
     slots0 = ints[R_NSLOTS]
     hi1 = slots0
@@ -90,18 +112,64 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
         slots1 = i1[R_NSLOTS]
         hi1 = max(hi1, slots1)
         if placing and i1[R_PHASE] == PHASE_FOLLOWER:
-            best = -1e18
-            for j in range(i1[R_NLEGAL]):
+            # the placement alone (follower code 0, the first) settled, on the placement's own
+            # copy if no follower option is played out, then its follower options
+            nf = i1[R_NLEGAL]
+            base = i1[R_LAST] * MAX_SEGMENTS
+            mover = i1[R_PLAYER]
+            own = True
+            for j in range(1, nf):
+                fcode[j] = i1[O_LEGAL + j]  # (settling on i1 writes over its legal list)
+                slow[j] = i1[R_MESSAGES] != 0 or may_finish(b, t1, s1, base + fcode[j] - 1)
+                own = own and not slow[j]
+            if own:
+                ia, ta, sa = i1, t1, s1
+            else:
                 copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
-                status = after_kernel(b, i2, t2, s2, events, pool, i1[O_LEGAL + j])
+                ia, ta, sa = i2, t2, s2
+            status = after_kernel(b, ia, ta, sa, events, pool, 0)
+            if status != OK:
+                return status
+            supply = _values(b, ia, ta, sa, follower_value, pot, v0)
+            best = _margin(v0, npl, player)
+            if ia[R_PHASE] == PHASE_OVER:  # the game's last turn: every follower played out
+                slow[1:nf] = True
+            for j in range(1, nf):
+                if slow[j]:
+                    continue
+                g = base + fcode[j] - 1
+                for p in range(npl):
+                    v[p] = v0[p]
+                v[mover] = float(ia[R_SCORES + mover]) + (
+                    pot[mover] + lone_follower_value(b, ia, ta, sa, g))
+                v[mover] += (ia[R_FOLLOWERS + mover] - 1) * supply
+                best = max(best, _margin(v, npl, player))
+            if own:
+                hi1 = max(hi1, i1[R_NSLOTS])
+                if ia[R_PHASE] == PHASE_OVER and nf > 1:  # the placement made again
+                    take_off(b, t1, slots0, i1[R_NSLOTS])
+                    copy_position(ints, tiles, segs, i1, t1, s1, hi1)
+                    status = after_kernel(b, i1, t1, s1, events, pool, ints[O_LEGAL + i])
+                    if status != OK:
+                        return status
+            else:
+                hi2 = max(hi2, i2[R_NSLOTS])
+                take_off(b, t2, slots1, i2[R_NSLOTS])
+            for j in range(1, nf):  # the others played out
+                if not slow[j]:
+                    continue
+                copy_position(i1, t1, s1, i2, t2, s2, max(hi1, hi2))
+                status = after_kernel(b, i2, t2, s2, events, pool, fcode[j])
                 if status != OK:
                     return status
                 hi2 = max(hi2, i2[R_NSLOTS])
-                best = max(best, _margin(b, i2, t2, s2, player, follower_value))
+                _values(b, i2, t2, s2, follower_value, pot, v)
+                best = max(best, _margin(v, npl, player))
                 take_off(b, t2, slots1, i2[R_NSLOTS])
             out[i] = best
         else:
-            out[i] = _margin(b, i1, t1, s1, player, follower_value)
+            _values(b, i1, t1, s1, follower_value, pot, v)
+            out[i] = _margin(v, npl, player)
         take_off(b, t1, slots0, i1[R_NSLOTS])
     return OK
 

@@ -32,9 +32,11 @@ class SelfPlayGame:
     seats: list[int]  # NET, GREEDY or SNAPSHOT per seat
     features: list[list[np.ndarray]]  # per seat, its recorded positions
     rng: random.Random  # the network seats' exploration and tie breaks
-    # the tile option kernel's values of the follower options of the placement just played
-    # (code, value per option), for the follower decision that follows it
-    followers: tuple[np.ndarray, np.ndarray] | None = None
+    # the tile option kernel's follower options of the placement just played, for the
+    # follower decision that follows it: (code, value, recorded row per option), the row of
+    # an option being its network input where that is the turn-end record's exact bytes,
+    # else None
+    followers: tuple[np.ndarray, np.ndarray, list[np.ndarray | None]] | None = None
 
 
 def greedy_lineup(players: int, greedy_seat: int) -> list[int]:

@@ -72,14 +72,14 @@ class TileAdapter:
     def item(self, game: SelfPlayGame, player: int) -> tuple | None:
         s = game.state
         if s.phase != "place_tile":
+            if self.kernel and game.followers is not None and s.phase == "place_follower":
+                fcodes, fvals, frows = game.followers  # valued with the placement: the same
+                choice = pick(fvals, game.rng, self.config.epsilon)  # one: 0, no draw
+                _apply(game, int(fcodes[choice]), self.features, frows[choice])
+                return None
             codes = s.legal_action_codes()
             if len(codes) == 1:
                 _apply(game, int(codes[0]), self.features)
-                return None
-            if self.kernel and game.followers is not None and s.phase == "place_follower":
-                fcodes, fvals = game.followers  # valued with the placement: the same
-                choice = pick(fvals, game.rng, self.config.epsilon)
-                _apply(game, int(fcodes[choice]), self.features)
                 return None
         if self.kernel:
             return (game, player)
@@ -92,14 +92,14 @@ class TileAdapter:
             batch, offsets = option_tables([it[0].state for it in items])
             seats = np.repeat([it[1] for it in items], np.diff(offsets))
             x, where = option_inputs(batch, seats, self.features)
-            return x, offsets, (batch, where, seats)
+            return x, offsets, (batch, where, seats, x)
         offsets = np.concatenate([[0], np.cumsum([len(it[2]) for it in items])])
         return np.concatenate([it[4] for it in items]), offsets, items
 
     def values(self, out: np.ndarray, context: Any) -> np.ndarray:
         scale = self.config.value_scale
         if self.kernel:
-            batch, where, seats = context
+            batch, where, seats, _ = context
             return combine_options(out, where, batch, seats, scale)
         vals, start = [], 0
         for _, p, opts, where, x in context:
@@ -114,13 +114,15 @@ class TileAdapter:
         if not self.kernel:
             _apply(game, item[2][choice].code, self.features)
             return
-        batch = context[0]
+        batch, where, _, x = context
         code = int(batch.code[lo + choice])
         placing = game.state.phase == "place_tile"
-        _apply(game, code, self.features)
+        exact = not game.state.config.messages  # see _exact_row
+        _apply(game, code, self.features, _exact_row(batch, where, x, lo + choice, exact))
         if placing and game.state.phase == "place_follower":
             mine = np.flatnonzero(batch.code[lo:hi] == code) + lo
-            game.followers = (batch.follower[mine], values[mine])
+            rows = [_exact_row(batch, where, x, int(i), exact) for i in mine.tolist()]
+            game.followers = (batch.follower[mine], values[mine], rows)
 
 
 def play_games(
@@ -159,7 +161,7 @@ def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon:
                    kernel: bool = False) -> int:  # fmt: skip
     """The baseline agent's move (greedy or heuristic); with probability ``epsilon`` one of
     its 4 best instead. ``kernel``: its options valued by a compiled call (the same values
-    as its own ``evaluate``, so the same move)."""
+    as its own ``evaluate`` to float rounding, so the same move)."""
     from carcassonne_rl.agents.tile.heuristic import TileHeuristicAgent
 
     evaluate = _kernel_evaluate if kernel else (lambda a, st, p: a.evaluate(st, p))
@@ -199,10 +201,27 @@ def _kernel_evaluate(agent: Any, s: Any, player: int) -> list[tuple[int, float]]
     return list(best.items())
 
 
-def _apply(game: SelfPlayGame, code: int, features: str) -> None:
+def _exact_row(batch: Any, where: np.ndarray, x: np.ndarray, i: int, exact: bool
+               ) -> np.ndarray | None:  # fmt: skip
+    """Option ``i``'s network input row (seen from its decider), a copy, where it is the very
+    turn-end record ``seat_features`` would write after the option: the option kernel
+    settled its afterstate as the engine does (``follower`` <= 0: the placement alone or not a
+    placement; a placement's other follower options are its row plus the follower's part,
+    the same to rounding only) on the position itself (``exact``: not under The Messages,
+    whose options are played on a resampled hidden order); else None."""
+    w = int(where[i])
+    return x[w].copy() if exact and w >= 0 and batch.follower[i] <= 0 else None
+
+
+def _apply(game: SelfPlayGame, code: int, features: str, row: np.ndarray | None = None
+           ) -> None:  # fmt: skip
+    """Play ``code``; at a turn end record the mover's position (``row``: its features,
+    already written)."""
     game.followers = None
     s = game.state
     turn, mover = s.turn, s.active_player
     s.apply_code(code)
     if s.turn != turn and not s.is_over:
-        game.features[mover].append(seat_features(s, mover, features))
+        if row is None:
+            row = seat_features(s, mover, features)
+        game.features[mover].append(row)
