@@ -1,6 +1,6 @@
 """Training throughput of the tile-game trainers, one JSON line each.
 
-    python benchmarks/training_throughput.py --seconds 60 [--workers 2]
+    python benchmarks/training_throughput.py --seconds 60 [--workers 2] [--device cuda]
 
 - ``afterstate``: self-play decisions per second of ``train --algo afterstate`` at its
   default settings (``workers`` processes, ``games_in_flight`` games each, the network
@@ -25,9 +25,10 @@ import platform
 import time
 
 
-def afterstate(seconds: float, workers: int, tables: tuple[str, ...] = ()) -> dict:
-    from concurrent.futures import ProcessPoolExecutor
-
+def afterstate(
+    seconds: float, workers: int, tables: tuple[str, ...] = (), device: str = "cpu"
+) -> dict:
+    from carcassonne_rl.agents.common.device_net import process_pool
     from carcassonne_rl.training.afterstate.trainer import (
         AfterstateConfig,
         Learner,
@@ -36,10 +37,10 @@ def afterstate(seconds: float, workers: int, tables: tuple[str, ...] = ()) -> di
     )
 
     extra = {"feature_set": "table", "tables": tables} if tables else {}
-    config = AfterstateConfig(workers=workers, **extra)
+    config = AfterstateConfig(workers=workers, device=device, **extra)
     learner = Learner(config)
     state = {"games": 0}
-    with ProcessPoolExecutor(workers) as pool:
+    with process_pool(workers, device) as pool:
         _self_play(config, export(learner.model, config), state, pool)  # warm-up
         decisions = positions = 0
         t0 = time.perf_counter()
@@ -58,6 +59,7 @@ def afterstate(seconds: float, workers: int, tables: tuple[str, ...] = ()) -> di
         "algo": "afterstate",
         **({"tables": ",".join(tables), "feature_set": "table"} if tables else {}),
         "workers": workers,
+        "device": device,
         "games_in_flight": config.games_in_flight,
         "decisions_per_s": round(decisions / wall, 1),
         "positions_per_s": round(positions / wall, 1),
@@ -97,6 +99,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--only", choices=["afterstate", "afterstate_tables", "ppo"], nargs="*",
                     default=["afterstate", "afterstate_tables", "ppo"])  # fmt: skip
+    ap.add_argument("--device", default="cpu", help="afterstate: the torch device (cpu, cuda, ...)")
     args = ap.parse_args()
     runs = []
     for name in args.only:
@@ -105,7 +108,8 @@ def main() -> None:
         else:
             runs.append((afterstate if name == "afterstate" else ppo, ()))
     for fn, extra in runs:
-        row = fn(args.seconds, args.workers, *extra)
+        kwargs = {"device": args.device} if fn is afterstate else {}
+        row = fn(args.seconds, args.workers, *extra, **kwargs)
         row.update({"cpus": os.cpu_count(), "machine": platform.machine()})
         print(json.dumps(row), flush=True)
 

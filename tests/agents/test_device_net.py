@@ -14,6 +14,7 @@ from carcassonne_rl.agents.common.device_net import (
     DeviceMLP,
     check_device,
     on_device,
+    process_pool,
     resolve_device,
 )
 from carcassonne_rl.agents.common.value_net import MLP
@@ -76,6 +77,19 @@ def test_bad_device_names_are_refused(bad: object) -> None:
 def test_missing_gpu_is_named() -> None:
     with pytest.raises(ValueError, match="'cuda:1'.*no CUDA GPU"):
         on_device(_net("relu", None), "cuda:1")
+
+
+def test_workers_of_a_device_run_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CUDA cannot run in a process forked from one that has initialised it (the learner
+    on the GPU): a pool for a device other than the CPU spawns its workers."""
+    with process_pool(1, "cpu") as pool:
+        assert pool._mp_context.get_start_method() == "fork"
+    import carcassonne_rl.agents.common.device_net as device_net
+
+    monkeypatch.setattr(device_net, "resolve_device", lambda device: "cuda")
+    with process_pool(1, "cuda") as pool:
+        assert pool._mp_context.get_start_method() == "spawn"
+        assert pool.submit(check_device, "mps").result() == "mps"  # the package imports
 
 
 def test_device_script_prints_a_line_per_batch(capsys: pytest.CaptureFixture[str]) -> None:

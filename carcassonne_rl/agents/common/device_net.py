@@ -16,14 +16,23 @@ extra; the numpy path never imports it.
 
 from __future__ import annotations
 
+import multiprocessing
 import re
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from carcassonne_rl.agents.common.value_net import MLP
 
-__all__ = ["DEVICE_CHOICES", "DeviceMLP", "check_device", "on_device", "resolve_device"]
+__all__ = [
+    "DEVICE_CHOICES",
+    "DeviceMLP",
+    "check_device",
+    "on_device",
+    "process_pool",
+    "resolve_device",
+]
 
 #: what a ``device`` argument may say
 DEVICE_CHOICES = "cpu, auto, cuda, cuda:N or mps"
@@ -124,6 +133,15 @@ class DeviceMLP:
             if self._tanh_out:
                 h = torch.tanh(h)
             return h.cpu().numpy()
+
+
+def process_pool(workers: int, device: str = "cpu") -> ProcessPoolExecutor:
+    """``workers`` processes for work that evaluates networks on ``device``: forked where it
+    is the CPU, spawned otherwise (CUDA cannot run in a process forked from one that has
+    initialised it, as a learner on the GPU has)."""
+    if resolve_device(device) == "cpu":
+        return ProcessPoolExecutor(workers)
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 def on_device(net: MLP, device: str = "cpu") -> MLP | DeviceMLP:

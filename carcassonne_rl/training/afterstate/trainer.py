@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from carcassonne_rl.agents.common.device_net import process_pool
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.runtime.progress import phase
 from carcassonne_rl.runtime.seeds import afterstate_base, afterstate_deal
@@ -121,7 +122,7 @@ def _train(config: AfterstateConfig, out: Path, resume: bool, progress: bool, re
     last = {k: state.get(f"last_{k}", 0) for k in ("checkpoint", "snapshot", "eval")}
     pool: Any = "ray" if remote else None
     if not remote and config.workers > 1:
-        pool = ProcessPoolExecutor(config.workers)
+        pool = process_pool(config.workers, config.device)
     try:
         while state["timesteps"] < config.timesteps:
             t0 = time.time()
