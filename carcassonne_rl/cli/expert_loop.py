@@ -114,6 +114,10 @@ def add_expert_loop_parser(sub) -> None:
     p.add_argument("--address", default=None,
                    help="play teacher and gate games on this Ray cluster (default: "
                         "RAY_ADDRESS, else --workers processes); the fit runs here")  # fmt: skip
+    p.add_argument("--device", default="cpu",
+                   help="tile game: the torch device of the teacher's network evaluations and "
+                        "of the fit: cpu (default: numpy, bit for bit), auto, cuda, cuda:N or "
+                        "mps (the same to float32 tolerance)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar or lines (teacher games, gate games)")  # fmt: skip
 
@@ -138,6 +142,15 @@ def run_expert_loop(args: argparse.Namespace) -> int:
     if args.init_model is not None and not args.init_model.is_file():
         raise UserError(f"--init-model {args.init_model}: no such file")
     given = {k: getattr(args, k) for k in SETTINGS}
+    if args.device != "cpu":
+        from carcassonne_rl.agents.common.device_net import resolve_device
+
+        if (args.game or "carcassonne") == "cardcassonne":
+            raise UserError(f"--device {args.device}: the card game's loop runs on the CPU only")
+        try:
+            resolve_device(args.device)
+        except ValueError as exc:
+            raise UserError(f"--device: {exc}") from None
 
     progress = Counter("teacher games", "game", enabled=not args.no_progress)
 
@@ -146,7 +159,8 @@ def run_expert_loop(args: argparse.Namespace) -> int:
         summary = run_loop(args.run, args.iterations, config, args.workers,
                            resolve_address(args.address),
                            on_event=lambda e: print(json.dumps(e), flush=True),
-                           on_game=progress, progress=not args.no_progress)  # fmt: skip
+                           on_game=progress, progress=not args.no_progress,
+                           device=args.device)  # fmt: skip
     except (ValueError, ClusterError) as exc:
         raise UserError(str(exc)) from None
     kept = sum(e["accepted"] for e in summary["iterations"])

@@ -110,13 +110,15 @@ def finetune(
     weight: float = NETWORK_2P_WEIGHT,
     seed: int = 0,
     on_epoch: Callable[[int, dict], None] | None = None,
+    device: str = "cpu",
 ) -> tuple[MLP, dict]:
     """The network of ``init_model`` (a path or a shipped file's name; None: the shipped
     2-player network) fine-tuned toward the search's expectations of ``data``
     (``positions.load_positions``); the report of the last epoch (epoch 0: the network
-    before fine-tuning)."""
+    before fine-tuning). ``device``: torch's device of the fit (``cpu``, ``cuda``, ...)."""
     import torch
 
+    from carcassonne_rl.agents.common.device_net import resolve_device
     from carcassonne_rl.agents.pretrained import pretrained_path, shipped_or_given
 
     init_model = (shipped_or_given(str(init_model)) if init_model
@@ -134,6 +136,8 @@ def finetune(
     )  # fmt: skip
     model = torch_net(config)
     load_weights(model, config)
+    on = torch.device(resolve_device(device))
+    model.to(on)
     scale = config.value_scale
     target = fit_targets(data, target_kind, weight, scale)
     heuristic = heuristic_margins_of(data, weight, scale) if target_kind == "blend" else None
@@ -144,8 +148,8 @@ def finetune(
     valid = np.flatnonzero(held)
     if len(train) == 0:
         raise ValueError("no option the search valued in the games trained on")
-    x = torch.from_numpy(data["x"])
-    y, w = torch.from_numpy(target), torch.from_numpy(row_weight)
+    x = torch.from_numpy(data["x"]).to(on)
+    y, w = torch.from_numpy(target).to(on), torch.from_numpy(row_weight).to(on)
     opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
     report: dict = {}
@@ -155,7 +159,7 @@ def finetune(
             model.train()
             losses = []
             for batch in np.array_split(rng.permutation(train), max(1, len(train) // batch_size)):
-                b = torch.from_numpy(batch)
+                b = torch.from_numpy(batch).to(on)
                 err = (model(x[b])[:, 0] - y[b]) ** 2
                 step_loss = (err * w[b]).sum() / w[b].sum()
                 opt.zero_grad()
@@ -164,7 +168,7 @@ def finetune(
                 losses.append(step_loss.item())
             loss = float(np.mean(losses)) if losses else float("nan")
         with torch.no_grad():
-            values = model(x)[:, 0].numpy().astype(np.float64)
+            values = model(x)[:, 0].cpu().numpy().astype(np.float64)
         if heuristic is not None:  # what the blended agent ranks by
             values = blend(values, heuristic, weight, scale)
         report = {"epoch": epoch, "train_loss": loss, "train_rows": len(train),

@@ -232,10 +232,11 @@ def _teacher_files(run: Path, config: LoopConfig, iterations: list[int]) -> list
 
 
 def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
-         on_epoch: Callable[[int, dict], None] | None, files: list[Path]) -> dict:  # fmt: skip
+         on_epoch: Callable[[int, dict], None] | None, files: list[Path],
+         device: str = "cpu") -> dict:  # fmt: skip
     """Fit on the teacher games ``files`` into ``folder/network.npz``: the tile game
-    fine-tunes the teacher's network, the card game fits its search-value network (from the
-    teacher's, else from random weights)."""
+    fine-tunes the teacher's network (on torch's ``device``), the card game fits its
+    search-value network (from the teacher's, else from random weights)."""
     from .positions import load_games
 
     lines: list[str] = []
@@ -271,7 +272,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
             validation=config.validation, anchor_weight=config.anchor_weight,
             target_kind=config.target, weight=weight or NETWORK_2P_WEIGHT, seed=seed,
-            on_epoch=epoch_done,
+            on_epoch=epoch_done, device=device,
         )  # fmt: skip
         done = {"rows": report["train_rows"], "placements": int(len(set(data["decision"]))),
                 "games": int(data["files"])}  # fmt: skip
@@ -344,24 +345,29 @@ def run_loop(
     on_event: Callable[[dict], None] | None = None,
     on_game: Callable[[int, int], None] | None = None,
     progress: bool = False,
+    device: str = "cpu",
 ) -> dict:
     """Run (or go on with) iterations ``0 .. iterations - 1`` in ``run`` (settings recorded
     by :func:`load_config`); ``loop.json``'s contents. ``on_event`` sees one dict per step
     (the fit's epochs, the gate's result); ``on_game(done, total)`` each teacher game;
     ``progress``: a progress bar (plain lines off a terminal) over the gate's games;
-    ``address``: teacher and gate games on that Ray cluster, the fit here."""
+    ``address``: teacher and gate games on that Ray cluster, the fit here; ``device``
+    (tile game): the teacher's network evaluations and the fit on that torch device (a
+    GPU: the same to float32 tolerance; ``cpu``, the default, bit for bit)."""
     from contextlib import nullcontext
 
     from carcassonne_rl.runtime.ray_session import ray_session
 
     run = Path(run).resolve()
     with ray_session(address) if address else nullcontext():
-        return _iterate(run, iterations, config, workers, address, on_event, on_game, progress)
+        return _iterate(run, iterations, config, workers, address, on_event, on_game, progress,
+                        device)  # fmt: skip
 
 
 def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
              address: str | None, on_event: Callable[[dict], None] | None,
-             on_game: Callable[[int, int], None] | None, progress: bool) -> dict:  # fmt: skip
+             on_game: Callable[[int, int], None] | None, progress: bool,
+             device: str = "cpu") -> dict:  # fmt: skip
     from .positions import collect
 
     summary = json.loads((run / LOOP_FILE).read_text())
@@ -382,7 +388,8 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
             played = collect(folder / "teacher", config.games_at(k), entry["teacher"], seed,
                              workers, config.keep, on_game, address, config.placements,
                              tables=tuple(config.tables),
-                             variants=tuple(config.variants), **config.deep())  # fmt: skip
+                             variants=tuple(config.variants), device=device,
+                             **config.deep())  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0
             entry["teacher_games_timed"] = played
@@ -395,7 +402,7 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
                             or entries[i]["teacher"] == entry["teacher"]]  # fmt: skip
             entry.update(_fit(folder, config, best, seed,
                               lambda e, r, k=k: emit({"iteration": k, "fit": r}),
-                              _teacher_files(run, config, fitted)))  # fmt: skip
+                              _teacher_files(run, config, fitted), device))  # fmt: skip
             seconds["fit"] = time.perf_counter() - t0
         gate_file = folder / "gate.json"
         if gate_file.exists():

@@ -36,13 +36,18 @@ the teacher without it: the same games and rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from carcassonne_rl.agents.common.device_net import (
+    check_device,
+    on_device,
+    process_pool,
+    resolve_device,
+)
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent, option_code
@@ -167,14 +172,17 @@ def deep_placements(deal: int, seed: int) -> np.random.Generator:
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
                       placements: int | None = None, expansions: tuple[str, ...] = (),
                       players: int = 2, kernel: bool = True, deep_samples: int | None = None,
-                      deep_share: float = 0.0) -> dict[str, np.ndarray]:  # fmt: skip
+                      deep_share: float = 0.0, device: str = "cpu"
+                      ) -> dict[str, np.ndarray]:  # fmt: skip
     """Play deal ``deal`` (``players`` seats, the base game or with ``expansions``) with the
     teacher in every seat; the rows of its placements (see the module's docstring).
     ``placements``: stop after that many tile placements (a shortened game, for tests and
     throughput measurements). ``kernel``: the search's option kernel (False: the reference
     path, a clone per option; the same game and rows). ``deep_share`` > 0: that share of the
     placements searched and played by the deep search of ``deep_samples`` continuations,
-    the only ones recorded (the module's docstring)."""
+    the only ones recorded (the module's docstring). ``device``: where the searches'
+    network evaluations run (``agents.common.device_net``: ``cpu``, the numpy network, bit
+    for bit; a GPU gives the same values to float32 tolerance)."""
     from carcassonne_rl.games.registry import new_game
 
     teacher = make_teacher(spec, seed, players)
@@ -185,6 +193,9 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         deep = deep_teacher(spec, seed, players, int(deep_samples))  # type: ignore[arg-type]
         deep.kernel = kernel
         draws = deep_placements(deal, seed)
+    if resolve_device(device) != "cpu":
+        for searcher in (teacher, deep) if deep is not None else (teacher,):
+            searcher.net = on_device(searcher.net, device)
     net = teacher.net
     state = new_game("carcassonne", players, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
@@ -240,20 +251,22 @@ def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndar
 #: the tile teacher's deep search: (deep samples S2, deep share P); None: none
 Deep = tuple[int, float] | None
 #: one teacher game: (game, table size, expansions, teacher spec, deal, agent seed, keep,
-#: length limit, deep search, file to write)
-TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, Deep, str]
+#: length limit, deep search, device of the network evaluations, file to write)
+TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, Deep, str, str]
 
 
 def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
     """The rows of one teacher game (a Ray task's work: the driver writes them). The card
     game's (``card_teacher``) record every option of a turn; ``keep`` and the deep search
     are the tile game's."""
-    game, players, expansions, spec, deal, seed, keep, limit, deep, _ = job
+    game, players, expansions, spec, deal, seed, keep, limit, deep, device, _ = job
     if game == "cardcassonne":
         from .card_teacher import play_card_teacher_game
 
         return play_card_teacher_game(spec, deal, seed, players, decisions=limit)
-    more = {"deep_samples": deep[0], "deep_share": deep[1]} if deep else {}
+    more: dict[str, Any] = {"deep_samples": deep[0], "deep_share": deep[1]} if deep else {}
+    if device != "cpu":
+        more["device"] = device
     return play_teacher_game(spec, deal, seed, keep, limit, expansions, players, **more)
 
 
@@ -265,10 +278,11 @@ def _play_one(job: TeacherJob) -> str:
 def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 8,
                  placements: int | None = None, game: str = "carcassonne",
                  tables: tuple[int, ...] = (2,), variants: tuple[str, ...] = (BASE,),
-                 deep: Deep = None) -> list[TeacherJob]:  # fmt: skip
+                 deep: Deep = None, device: str = "cpu") -> list[TeacherJob]:  # fmt: skip
     """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included);
     game ``g`` is played at the table ``tables[g % len(tables)]`` and, in the tile game, in
-    the variant ``variants[g % len(variants)]`` (with the deep search ``deep``)."""
+    the variant ``variants[g % len(variants)]`` (with the deep search ``deep``, its network
+    evaluated on ``device``)."""
     jobs = []
     for g in range(games):
         deal = teacher_deal(seed, g)
@@ -278,7 +292,7 @@ def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 
         expansions = variant_expansions(variants[g % len(variants)]) if tile else ()
         agent_seed = seeds.teacher_agent_seed(seed, g)
         jobs.append((game, players, expansions, teacher, deal, agent_seed, keep, placements,
-                     deep, path))  # fmt: skip
+                     deep, device, path))  # fmt: skip
     return jobs
 
 
@@ -309,6 +323,7 @@ def collect(
     variants: tuple[str, ...] = (BASE,),
     deep_samples: int | None = None,
     deep_share: float = 0.0,
+    device: str = "cpu",
 ) -> int:
     """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
     (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
@@ -317,8 +332,14 @@ def collect(
     tile game (its games cycle through the expansion sets of ``variants``) or the card
     game; the games of either cycle through the table sizes of ``tables``. ``deep_share``
     > 0 (tile game): playout-cap randomisation with ``deep_samples`` (see the module's
-    docstring; recorded with the folder's settings)."""
+    docstring; recorded with the folder's settings). ``device`` (tile game): where the
+    searches' network evaluations run, as ``workers`` a setting of the run, not of the
+    folder (a GPU gives the rows to float32 tolerance; its workers are spawned)."""
     tables = check_tables(tables, game)
+    check_device(device)
+    if game != "carcassonne" and device != "cpu":
+        raise ValueError(f"device {device!r}: the card teacher evaluates on the CPU only")
+    resolve_device(device)  # a device that is not there fails here, before any game
     check_teacher(game, teacher, seed, tables)  # a bad spec fails here, before any process
     variants = check_variants(variants, game)
     deep: Deep = None
@@ -341,7 +362,7 @@ def collect(
         settings.update(deep_samples=deep[0], deep_share=deep[1])
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
     jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables, variants,
-                        deep)  # fmt: skip
+                        deep, device)  # fmt: skip
     todo = [j for j in jobs if not Path(j[-1]).exists()]
     done = games - len(todo)
     if address:
@@ -350,7 +371,7 @@ def collect(
             if on_game:
                 on_game(done, games)
         return len(todo)
-    with ProcessPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+    with process_pool(workers, device) if workers > 1 else nullcontext() as pool:
         for _ in (pool.map if pool else map)(_play_one, todo):
             done += 1
             if on_game:
