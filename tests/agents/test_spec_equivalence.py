@@ -192,6 +192,16 @@ ROWS = [
         TILE,
         "policy(path=runs/loop35/iteration_0/network.npz)",
     ),
+    (
+        "policy:runs/loop2p/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p/iteration_0/network.npz)",
+    ),
+    (
+        "policy:docs/pretrained/tile_2p_loop/network.npz",
+        TILE,
+        "policy(path=docs/pretrained/tile_2p_loop/network.npz)",
+    ),
     ("policy:runs/obs_dagger/dagger.npz", TILE, "policy(path=runs/obs_dagger/dagger.npz)"),
     ("policy:runs/obs_soft/imitation.npz", TILE, "policy(path=runs/obs_soft/imitation.npz)"),
     ("policy:runs/obs_soft/ppo_20k.npz", TILE, "policy(path=runs/obs_soft/ppo_20k.npz)"),
@@ -312,6 +322,11 @@ ROWS = [
         "pretrained:search=3:2@runs/loop/iteration_0/network.npz",
         TILE,
         "search(net=runs/loop/iteration_0/network.npz)",
+    ),
+    (
+        "pretrained:search=3:2@docs/pretrained/tile_2p_loop/network.npz",
+        TILE,
+        "search(net=docs/pretrained/tile_2p_loop/network.npz)",
     ),
     (
         "pretrained:search=8:3:1:0@cardcassonne_expert.npz",
