@@ -15,8 +15,8 @@ from helpers.ray_cluster import head_node, joined_node, kill_one_worker, wait_fo
 from carcassonne_rl.runtime.ray_session import connect  # noqa: E402
 from carcassonne_rl.training.expert_iteration.positions import collect  # noqa: E402
 
-TEACHER = "pretrained:search=1"  # one candidate, no sampling, 6 placements a game: seconds
-GAMES, SEED, PLACEMENTS = 6, 4, 6
+TEACHER = "pretrained:search=1"  # one candidate, no sampling, 16 placements a game: seconds
+GAMES, SEED, PLACEMENTS = 6, 4, 16  # games long enough to be running when one is written
 
 
 def _games(folder) -> dict[str, dict[str, np.ndarray]]:
