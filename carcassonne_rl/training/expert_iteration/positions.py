@@ -194,7 +194,7 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         deep.kernel = kernel
         draws = deep_placements(deal, seed)
     if resolve_device(device) != "cpu":
-        for searcher in (teacher, deep) if deep is not None else (teacher,):
+        for searcher in filter(None, (teacher, deep)):
             searcher.net = on_device(searcher.net, device)
     net = teacher.net
     state = new_game("carcassonne", players, deal, expansions)
