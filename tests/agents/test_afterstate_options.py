@@ -198,6 +198,38 @@ def test_greedy_scores_equal_the_greedy_agents_evaluation() -> None:
     assert exact > 50
 
 
+
+def test_greedy_follower_margins_are_the_follower_decisions() -> None:
+    """``greedy_values``' follower margins of a placement are the greedy agent's evaluation
+    of the follower decision after it (the same codes in the same order, the same margins to
+    float rounding, the same best choices): what self-play plays a greedy seat's follower
+    decision from."""
+    from carcassonne_rl.agents.tile.potentials_options import greedy_values
+
+    greedy = TileGreedyAgent(0)
+    checked = 0
+    for players, expansions in [(2, ()), (3, ("labyrinth",)), (4, ("messages",))]:
+        for state in _positions(players, expansions, seed=players + 1, every=5):
+            if state.phase != "place_tile":
+                continue
+            seat = state.current_player
+            codes, _, fout, counts = greedy_values(state, seat, greedy.follower_value)
+            for i in range(0, len(codes), 7):
+                child = state.clone()
+                child.apply_code(int(codes[i]))
+                if child.phase != "place_follower":
+                    assert counts[i] == 0
+                    continue
+                want = greedy.evaluate(child, seat)
+                assert counts[i] == len(want)
+                assert child.legal_codes() == [c for c, _ in want]
+                a, b = fout[i, : counts[i]], np.array([v for _, v in want])
+                np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+                assert np.array_equal(np.flatnonzero(a >= a.max() - 1e-9),
+                                      np.flatnonzero(b >= b.max() - 1e-9))  # fmt: skip
+                checked += 1
+    assert checked > 100
+
 @pytest.mark.parametrize(
     ("spec", "players", "expansions", "searched"),
     [

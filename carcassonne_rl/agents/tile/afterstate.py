@@ -175,9 +175,15 @@ def pick(vals: np.ndarray, rng: Any, epsilon: float = 0.0, top: int = 4) -> int:
     if epsilon > 0 and len(vals) > 1 and rng.random() < epsilon:
         order = np.argsort(-vals)[:top]
         return int(order[rng.randrange(len(order))])
-    best = vals.max()
-    ties = np.flatnonzero(vals >= best - 1e-7)
-    return int(ties[rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
+    if len(vals) == 1:
+        return 0
+    if vals.dtype == np.float64:  # the same comparisons on Python floats, faster
+        v = vals.tolist()
+        floor = max(v) - 1e-7
+        ties = [i for i, x in enumerate(v) if x >= floor]
+    else:
+        ties = np.flatnonzero(vals >= vals.max() - 1e-7).tolist()
+    return ties[rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
 
 def load_value_net(path: str | Path) -> MLP:

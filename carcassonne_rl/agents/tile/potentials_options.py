@@ -85,9 +85,11 @@ def _margin(v, npl, player):
 
 
 @njit(cache=True, nogil=True)
-def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
+def greedy_kernel(board, ints, tiles, segs, player, follower_value, out, fout, nf_out):
     """``out[i]``: the greedy margin of legal code ``i`` (a placement: of its best follower
-    choice). Returns OK, or the status of an option that failed. A placement's follower
+    choice); a placement with follower options: their count in ``nf_out[i]`` (else 0) and
+    each one's margin in ``fout[i, j]``, in the engine's order of the follower decision
+    (``j`` = 0: none). Returns OK, or the status of an option that failed. A placement's follower
     options share its afterstate as in the option kernel (``options_kernel``): the
     placement alone is settled once, and a follower that changes nothing but its own
     feature adds that feature's value to its player's potential
@@ -132,6 +134,8 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
                 return status
             supply = _values(b, ia, ta, sa, follower_value, pot, v0)
             best = _margin(v0, npl, player)
+            nf_out[i] = nf
+            fout[i, 0] = best
             if ia[R_PHASE] == PHASE_OVER:  # the game's last turn: every follower played out
                 slow[1:nf] = True
             for j in range(1, nf):
@@ -143,7 +147,8 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
                 v[mover] = float(ia[R_SCORES + mover]) + (
                     pot[mover] + lone_follower_value(b, ia, ta, sa, g))
                 v[mover] += (ia[R_FOLLOWERS + mover] - 1) * supply
-                best = max(best, _margin(v, npl, player))
+                fout[i, j] = _margin(v, npl, player)
+                best = max(best, fout[i, j])
             if own:
                 hi1 = max(hi1, i1[R_NSLOTS])
                 if ia[R_PHASE] == PHASE_OVER and nf > 1:  # the placement made again
@@ -164,25 +169,43 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out):
                     return status
                 hi2 = max(hi2, i2[R_NSLOTS])
                 _values(b, i2, t2, s2, follower_value, pot, v)
-                best = max(best, _margin(v, npl, player))
+                fout[i, j] = _margin(v, npl, player)
+                best = max(best, fout[i, j])
                 take_off(b, t2, slots1, i2[R_NSLOTS])
             out[i] = best
         else:
             _values(b, i1, t1, s1, follower_value, pot, v)
             out[i] = _margin(v, npl, player)
+            nf_out[i] = 0
         take_off(b, t1, slots0, i1[R_NSLOTS])
     return OK
+
+
+def greedy_values(state: Any, player: int, follower_value: float = 3.0
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """``(legal codes, margins, follower margins, follower counts)`` of ``state``'s pending
+    decision for the greedy agent of ``follower_value``: the margins of
+    ``TileGreedyAgent.evaluate`` in the engine's order and, for a placement, row ``i`` of
+    the follower margins holds the first ``counts[i]`` margins of the follower decision
+    after legal placement ``i`` (its follower options in the engine's order; the same
+    margins as the greedy agent's evaluation of that decision, to float rounding)."""
+    a = state.kernel_arrays()
+    codes = state.legal_action_codes()
+    n = len(codes)
+    out = np.empty(n, np.float64)
+    fout = np.empty((n, MAX_SEGMENTS + 1), np.float64)
+    counts = np.empty(n, np.int64)
+    status = greedy_kernel(a.board, a.ints, a.tiles, a.segs, player, float(follower_value), out,
+                           fout, counts)  # fmt: skip
+    if status != OK:
+        if status == ERR_LOG_FULL:
+            raise RuntimeError("score log overflow (raise MAX_EVENTS / MAX_POOL in layout.py)")
+        raise RuntimeError(f"an option failed in the engine (status {status})")
+    return codes, out, fout, counts
 
 
 def greedy_scores(state: Any, player: int, follower_value: float = 3.0) -> list[tuple[int, float]]:
     """``TileGreedyAgent(follower_value=...).evaluate(state, player)``: (code, margin) of
     every legal decision, in the engine's order."""
-    a = state.kernel_arrays()
-    codes = state.legal_codes()
-    out = np.empty(len(codes), np.float64)
-    status = greedy_kernel(a.board, a.ints, a.tiles, a.segs, player, float(follower_value), out)
-    if status != OK:
-        if status == ERR_LOG_FULL:
-            raise RuntimeError("score log overflow (raise MAX_EVENTS / MAX_POOL in layout.py)")
-        raise RuntimeError(f"an option failed in the engine (status {status})")
-    return list(zip(codes, out.tolist(), strict=True))
+    codes, out, _, _ = greedy_values(state, player, follower_value)
+    return list(zip(codes.tolist(), out.tolist(), strict=True))

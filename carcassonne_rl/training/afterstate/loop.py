@@ -35,8 +35,8 @@ class SelfPlayGame:
     # the tile option kernel's follower options of the placement just played, for the
     # follower decision that follows it: (code, value, recorded row per option), the row of
     # an option being its network input where that is the turn-end record's exact bytes,
-    # else None
-    followers: tuple[np.ndarray, np.ndarray, list[np.ndarray | None]] | None = None
+    # else None (no rows: a greedy seat's placement, its margins)
+    followers: tuple[np.ndarray, np.ndarray, list[np.ndarray | None] | None] | None = None
 
 
 def greedy_lineup(players: int, greedy_seat: int) -> list[int]:

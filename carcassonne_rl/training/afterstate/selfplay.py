@@ -55,6 +55,7 @@ class TileAdapter:
         self.kernel = kernel
         heuristic = config.baseline_agent == "heuristic"  # the GREEDY seats' agent
         self.agent = (TileHeuristicAgent if heuristic else TileGreedyAgent)(seed=seed)
+        self.greedy = not heuristic
 
     def new_game(self, table: tuple[int, tuple[str, ...]], deal: int, seats: list[int],
                  seed: int) -> SelfPlayGame:  # fmt: skip
@@ -66,8 +67,33 @@ class TileAdapter:
         return SelfPlayGame(new_game(cfg), list(seats), [[] for _ in range(players)], rng)
 
     def baseline(self, game: SelfPlayGame, player: int, epsilon: float) -> None:
+        if self.kernel and epsilon <= 0 and self.greedy:
+            self._greedy(game, player)
+            return
         move = _baseline_move(self.agent, game.state, player, game.rng, epsilon, self.kernel)
         _apply(game, move, self.features)
+
+    def _greedy(self, game: SelfPlayGame, player: int) -> None:
+        """The greedy seat's move as ``_baseline_move`` plays it (not exploring): its
+        placement's follower decision valued with the placement (``greedy_values``, the
+        same margins to float rounding), as the network seats' are."""
+        from carcassonne_rl.agents.tile.potentials_options import greedy_values
+
+        s = game.state
+        if game.followers is not None and s.phase == "place_follower":
+            codes, vals, _ = game.followers
+        else:
+            codes, vals, fout, counts = greedy_values(s, player, self.agent.follower_value)
+        v = vals.tolist()
+        floor = max(v) - 1e-9
+        ties = [k for k, x in enumerate(v) if x >= floor]
+        i = ties[self.agent.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+        placing = s.phase == "place_tile"
+        _apply(game, int(codes[i]), self.features)
+        if placing and s.phase == "place_follower":
+            legal = s.legal_action_codes()
+            if len(legal) == counts[i]:  # (the same decision the kernel played out)
+                game.followers = (legal, fout[i, : counts[i]], None)
 
     def item(self, game: SelfPlayGame, player: int) -> tuple | None:
         s = game.state
@@ -120,9 +146,14 @@ class TileAdapter:
         exact = not game.state.config.messages  # see _exact_row
         _apply(game, code, self.features, _exact_row(batch, where, x, lo + choice, exact))
         if placing and game.state.phase == "place_follower":
-            mine = np.flatnonzero(batch.code[lo:hi] == code) + lo
-            rows = [_exact_row(batch, where, x, int(i), exact) for i in mine.tolist()]
-            game.followers = (batch.follower[mine], values[mine], rows)
+            codes = batch.code  # the placement's options: consecutive rows, the same code
+            a = b = lo + choice
+            while a > lo and codes[a - 1] == code:
+                a -= 1
+            while b + 1 < hi and codes[b + 1] == code:
+                b += 1
+            rows = [_exact_row(batch, where, x, i, exact) for i in range(a, b + 1)]
+            game.followers = (batch.follower[a : b + 1], values[a : b + 1], rows)
 
 
 def play_games(
