@@ -12,8 +12,11 @@ plays the same games there and here, each side in its own process with the repos
 ``PYTHONPATH``, alternating the sides for ``R`` rounds. Each side builds the same untrained
 network (the learner's seeded initialisation; the cost of a decision does not depend on the
 weights), plays a warm-up game (compiles, loads), then times ``play_games`` over the deals
-in CPU seconds of its process; the ratio is of the medians. Both sides print a digest of
-the positions they recorded: the same digest means the same games.
+in CPU seconds of its process. Each round runs the two sides back to back (old then new,
+then new then old, ...) and gives a ratio; the line reports the median of the rounds'
+ratios and their range (these machines change speed from one minute to the next, and a
+round's two sides see the same minute). Both sides print a digest of the positions they
+recorded: the same digest means the same games.
 
 Lineups as in ``option_throughput.py``: ``training`` (half of the games with one greedy
 seat) and ``network`` (every seat the network); 2 players, the default settings.
@@ -75,8 +78,8 @@ def side(repo: Path, games: int, lineup: str) -> dict:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rev", default=BEFORE_KERNEL, help="the earlier commit (default: %(default)s)")
-    p.add_argument("--games", type=int, default=24, help="games a side a round")
-    p.add_argument("--rounds", type=int, default=3, help="alternations of the two sides")
+    p.add_argument("--games", type=int, default=48, help="games a side a round")
+    p.add_argument("--rounds", type=int, default=5, help="rounds of the two sides")
     args = p.parse_args(argv)
     if args.games < 1 or args.rounds < 1:
         p.error("--games and --rounds must be at least 1")
@@ -95,19 +98,22 @@ def main(argv: list[str] | None = None) -> None:
     try:
         for lineup in ("training", "network"):
             runs: dict[str, list[dict]] = {"old": [], "new": []}
-            for _ in range(args.rounds):
-                runs["old"].append(side(tree, args.games, lineup))
-                runs["new"].append(side(ROOT, args.games, lineup))
-            rate = {k: statistics.median(r["decisions"] / r["cpu_s"] for r in v)
-                    for k, v in runs.items()}  # fmt: skip
+            for r in range(args.rounds):  # old-new, new-old, ...: a drift hits both sides alike
+                order = ("old", "new") if r % 2 == 0 else ("new", "old")
+                for k in order:
+                    runs[k].append(side(tree if k == "old" else ROOT, args.games, lineup))
+            per = {k: [r["decisions"] / r["cpu_s"] for r in v] for k, v in runs.items()}
+            ratios = [n / o for o, n in zip(per["old"], per["new"], strict=True)]
             digests = {r["digest"] for v in runs.values() for r in v}
             print(json.dumps({
                 "bench": "selfplay_at_commit", "lineup": lineup, "rev": sha[:12],
                 "games": args.games, "rounds": args.rounds,
                 "decisions": runs["new"][0]["decisions"],
-                "old_decisions_per_cpu_s": round(rate["old"], 1),
-                "new_decisions_per_cpu_s": round(rate["new"], 1),
-                "ratio": round(rate["new"] / rate["old"], 2), "same_games": len(digests) == 1,
+                "old_decisions_per_cpu_s": round(statistics.median(per["old"]), 1),
+                "new_decisions_per_cpu_s": round(statistics.median(per["new"]), 1),
+                "ratio": round(statistics.median(ratios), 2),
+                "ratio_range": [round(min(ratios), 2), round(max(ratios), 2)],
+                "same_games": len(digests) == 1,
                 "machine": f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
             }), flush=True)  # fmt: skip
     finally:
