@@ -84,16 +84,11 @@ class TileAdapter:
             codes, vals, _ = game.followers
         else:
             codes, vals, fout, counts = greedy_values(s, player, self.agent.follower_value)
-        v = vals.tolist()
-        floor = max(v) - 1e-9
-        ties = [k for k, x in enumerate(v) if x >= floor]
-        i = ties[self.agent.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+        i = _best_index(vals.tolist(), self.agent.rng)
         placing = s.phase == "place_tile"
         _apply(game, int(codes[i]), self.features)
-        if placing and s.phase == "place_follower":
-            legal = s.legal_action_codes()
-            if len(legal) == counts[i]:  # (the same decision the kernel played out)
-                game.followers = (legal, fout[i, : counts[i]], None)
+        if placing and s.phase == "place_follower":  # the decision the kernel played out
+            game.followers = (s.legal_action_codes(), fout[i, : counts[i]], None)
 
     def item(self, game: SelfPlayGame, player: int) -> tuple | None:
         s = game.state
@@ -203,11 +198,17 @@ def _baseline_move(agent: Any, s: Any, player: int, rng: random.Random, epsilon:
         if len(codes) == 1 and s.phase != "place_tile" and isinstance(agent, TileHeuristicAgent):
             return codes[0]  # as TileHeuristicAgent.act
         scored = evaluate(agent, s, player)
-        top = max(v for _, v in scored)
-        ties = [c for c, v in scored if v >= top - 1e-9]
-        return ties[agent.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+        return scored[_best_index([v for _, v in scored], agent.rng)][0]
     scored = sorted(evaluate(agent, s, player), key=lambda cs: -cs[1])[:4]
     return scored[rng.randrange(len(scored))][0]
+
+
+def _best_index(values: list[float], rng: random.Random) -> int:
+    """The baseline agents' choice among ``values``: the best, ties within 1e-9 broken by
+    ``rng`` (no draw without a tie)."""
+    floor = max(values) - 1e-9
+    ties = [k for k, v in enumerate(values) if v >= floor]
+    return ties[rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
 
 def _kernel_evaluate(agent: Any, s: Any, player: int) -> list[tuple[int, float]]:

@@ -42,12 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from carcassonne_rl.agents.common.device_net import (
-    check_device,
-    on_device,
-    process_pool,
-    resolve_device,
-)
+from carcassonne_rl.agents.common.device_net import on_device, process_pool, resolve_device
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent, option_code
@@ -336,7 +331,6 @@ def collect(
     searches' network evaluations run, as ``workers`` a setting of the run, not of the
     folder (a GPU gives the rows to float32 tolerance; its workers are spawned)."""
     tables = check_tables(tables, game)
-    check_device(device)
     if game != "carcassonne" and device != "cpu":
         raise ValueError(f"device {device!r}: the card teacher evaluates on the CPU only")
     resolve_device(device)  # a device that is not there fails here, before any game
