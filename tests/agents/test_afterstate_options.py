@@ -103,6 +103,48 @@ def test_a_batch_of_positions_equals_each_position_alone() -> None:
             np.testing.assert_allclose(x_batch[got[got >= 0]], x[where[where >= 0]], rtol=1e-6)
 
 
+@pytest.mark.parametrize(("players", "expansions"), [(2, ("messages",)), (4, ("labyrinth",))])
+def test_feature_walks_from_the_positions_followers_are_the_full_scans(players, expansions):
+    """The kernels' way of finding the features to walk (the position's follower rows and the
+    tiles an option placed; one scratch for all the options) gives the very numbers of the
+    full scan of each afterstate (``player_features_kernel``, ``potentials_kernel``)."""
+    from carcassonne_rl.agents.tile.potentials import potentials_from, potentials_kernel
+    from carcassonne_rl.encoders.features.afterstate import (
+        PLAYER_FEATURES,
+        player_features_from,
+        player_features_kernel,
+    )
+    from carcassonne_rl.games.carcassonne import layout as L
+    from carcassonne_rl.games.carcassonne.board_kernels import follower_rows, new_work
+    from carcassonne_rl.games.carcassonne.tiles import MAX_SEGMENTS
+
+    work = new_work()
+    compared = 0
+    for state in _positions(players, expansions, seed=players + 20):
+        if state.phase != "place_tile":
+            continue
+        a = state.kernel_arrays()
+        lo = int(a.ints[L.R_NSLOTS])
+        rows = np.empty(lo * MAX_SEGMENTS, np.int64)
+        held = rows[: follower_rows(a.tiles, a.segs, 0, lo, rows, 0)]
+        for opt in options(state):
+            if opt.state.is_over:
+                continue
+            c = opt.state.kernel_arrays()
+            want = np.zeros((players, PLAYER_FEATURES))
+            got = np.zeros((players, PLAYER_FEATURES))
+            left = player_features_kernel(c.board, c.ints, c.tiles, c.segs, want)
+            assert player_features_from(c.board, c.ints, c.tiles, c.segs, held, lo, work,
+                                        got) == left  # fmt: skip
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(
+                potentials_from(c.board, c.ints, c.tiles, c.segs, held, lo, work),
+                potentials_kernel(c.board, c.ints, c.tiles, c.segs),
+            )
+            compared += 1
+    assert compared > 500
+
+
 def test_the_position_is_not_changed() -> None:
     state = _positions(2, ("messages",), seed=3, every=11)[-1]
     before = [a.copy() for a in state.kernel_arrays()]

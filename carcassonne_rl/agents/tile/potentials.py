@@ -27,8 +27,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from carcassonne_rl.encoders.features.afterstate import field_cities
 from carcassonne_rl.games.carcassonne import tiles as _tiles
+from carcassonne_rl.games.carcassonne.board_kernels import (
+    W_CITY,
+    W_SEEN,
+    held_features,
+    new_work,
+)
 from carcassonne_rl.games.carcassonne.layout import (
+    MAX_TILES,
     OFF,
     R_DECKLEN,
     R_DECKPOS,
@@ -48,10 +56,10 @@ from carcassonne_rl.games.carcassonne.layout import (
 _T = _tiles.TABLES
 NSEG = _T["nseg"]
 SEG_KIND = _T["seg_kind"]
-FIELD_CITIES = _T["field_cities"]
 MS = _tiles.MAX_SEGMENTS
 FIELD, ROAD, CITY, CLOISTER = _tiles.FIELD, _tiles.ROAD, _tiles.CITY, _tiles.CLOISTER
 LABYRINTH = _tiles.LABYRINTH
+NO_ROWS = np.zeros(0, np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -115,25 +123,7 @@ def _root_value(tiles, segs, g, kind, total, grow, p_side, seen, stamp, stamp_ci
         base = n + segs[g, S_PENNANT]
         pc = p_side ** segs[g, S_OPEN]
         return base * (1.0 + pc)
-    v = 0.0  # a field: its bordering cities
-    m = g
-    while True:
-        mslot = m // MS
-        bits = FIELD_CITIES[tiles[mslot, 0], m % MS]
-        j = 0
-        while bits:
-            if bits & 1:
-                cr = _find(segs, mslot * MS + j)
-                if stamp_city[cr] != g:
-                    stamp_city[cr] = g
-                    op = segs[cr, S_OPEN]
-                    v += 3.0 if op == 0 else 3.0 * p_side**op
-            bits >>= 1
-            j += 1
-        m = segs[m, S_NEXT]
-        if m == g:
-            break
-    return v
+    return field_cities(tiles, segs, g, p_side, stamp_city, stamp)[2]  # a field
 
 
 @njit(cache=True, nogil=True)
@@ -145,33 +135,39 @@ def _rates(ints):
 @njit(cache=True, nogil=True)
 def potentials_kernel(board, ints, tiles, segs):
     """Expected points of each player's open features (see the module docstring)."""
+    return potentials_from(board, ints, tiles, segs, NO_ROWS, 0, new_work())
+
+
+@njit(cache=True, nogil=True)
+def potentials_from(board, ints, tiles, segs, held, lo, work):
+    """:func:`potentials_kernel` of a position whose followers on the slots below ``lo``
+    stand on rows ``held`` or have left the board (as for
+    ``encoders.features.afterstate.player_features_from``), with the scratch ``work``
+    (``board_kernels.new_work``)."""
     npl = ints[R_NPLAYERS]
     out = np.zeros(npl, np.float64)
-    nslots = ints[R_NSLOTS]
     grow, p_side = _rates(ints)
-    seen = np.zeros(nslots + 1, np.int64)
-    stamp_city = np.full(nslots * MS + 1, -1, np.int64)
-    stamp = 0
-    for slot in range(nslots):
-        t = tiles[slot, 0]
-        for k in range(NSEG[t]):
-            g = slot * MS + k
-            kind = segs[g, S_KIND]
-            if kind == CLOISTER:
-                if segs[g, S_OWNER] < 0 or segs[g, S_DONE] != 0:
-                    continue
-                out[segs[g, S_OWNER]] += _cloister_value(board, tiles, slot, grow)
+    seen = work[W_SEEN : W_SEEN + MAX_TILES]
+    stamp_city = work[W_CITY : W_CITY + MAX_TILES * MS]
+    stamp = work[0]
+    for g in held_features(tiles, segs, ints[R_NSLOTS], held, len(held), lo):
+        kind = segs[g, S_KIND]
+        if kind == CLOISTER:
+            if segs[g, S_OWNER] < 0 or segs[g, S_DONE] != 0:
                 continue
-            if segs[g, S_PARENT] != g or segs[g, S_DONE] != 0:
-                continue
-            total = 0
-            for p in range(npl):
-                total += segs[g, S_COUNT + p]
-            if total == 0:
-                continue
-            stamp += 1
-            v = _root_value(tiles, segs, g, kind, total, grow, p_side, seen, stamp, stamp_city)
-            _award(out, segs, g, npl, v)
+            out[segs[g, S_OWNER]] += _cloister_value(board, tiles, g // MS, grow)
+            continue
+        if segs[g, S_PARENT] != g or segs[g, S_DONE] != 0:
+            continue
+        total = 0
+        for p in range(npl):
+            total += segs[g, S_COUNT + p]
+        if total == 0:
+            continue
+        stamp += 1
+        v = _root_value(tiles, segs, g, kind, total, grow, p_side, seen, stamp, stamp_city)
+        _award(out, segs, g, npl, v)
+    work[0] = stamp
     return out
 
 
@@ -184,11 +180,10 @@ def lone_follower_value(board, ints, tiles, segs, g):
     if segs[g, S_KIND] == CLOISTER:
         return _cloister_value(board, tiles, slot, grow)
     root = _find(segs, g)
-    nslots = ints[R_NSLOTS]
-    seen = np.zeros(nslots + 1, np.int64)
-    stamp_city = np.full(nslots * MS + 1, -1, np.int64)
-    return _root_value(tiles, segs, root, segs[root, S_KIND], 1, grow, p_side, seen, 1,
-                       stamp_city)  # fmt: skip
+    work = new_work()
+    return _root_value(tiles, segs, root, segs[root, S_KIND], 1, grow, p_side,
+                       work[W_SEEN : W_SEEN + MAX_TILES], 1,
+                       work[W_CITY : W_CITY + MAX_TILES * MS])  # fmt: skip
 
 
 def potentials(state) -> np.ndarray:

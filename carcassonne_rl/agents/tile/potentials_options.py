@@ -7,7 +7,8 @@ option: the options are applied on scratch copies of the engine's arrays by the 
 kernel's steps (``encoders.features.afterstate_options``: the engine's own kernels, the
 board shared and the tiles taken off again, the rest copied back where an option can have
 changed it), and each afterstate is valued by :func:`.potentials.potentials_kernel`, the
-numbers and the order of operations being the reference's. A placement's follower options
+numbers and the order of operations being the reference's (the features with followers
+found from the position's followers and the tiles the option placed). A placement's follower options
 share its settled afterstate as in the option kernel (a follower that changes nothing but
 its own feature adds that feature's value to its player, and one follower leaves the
 supply), so their values are the reference's to float rounding (1e-14 on whole games) and
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from carcassonne_rl.agents.tile.potentials import lone_follower_value, potentials_kernel
+from carcassonne_rl.agents.tile.potentials import lone_follower_value, potentials_from
 from carcassonne_rl.encoders.features.afterstate_options import (
     after_kernel,
     copy_position,
@@ -32,6 +33,7 @@ from carcassonne_rl.encoders.features.afterstate_options import (
     take_off,
 )
 from carcassonne_rl.encoders.features.follower_options import may_finish
+from carcassonne_rl.games.carcassonne.board_kernels import follower_rows, new_work
 from carcassonne_rl.games.carcassonne.layout import (
     ERR_LOG_FULL,
     O_LEGAL,
@@ -55,16 +57,17 @@ from carcassonne_rl.games.carcassonne.tiles import MAX_SEGMENTS
 
 
 @njit(cache=True, nogil=True)
-def _values(board, ints, tiles, segs, follower_value, pot, v):
+def _values(board, ints, tiles, segs, held, lo, work, follower_value, pot, v):
     """``values(state, follower_value)`` of the position in the arrays into ``v``, its
-    potentials into ``pot``; returns the value of a follower in supply."""
+    potentials into ``pot`` (``held``, ``lo``, ``work``: as for
+    :func:`.potentials.potentials_from`); returns the value of a follower in supply."""
     npl = ints[R_NPLAYERS]
     pot[:] = 0.0
     for p in range(npl):
         v[p] = float(ints[R_SCORES + p])
     if ints[R_PHASE] == PHASE_OVER:
         return 0.0
-    pot[:npl] = potentials_kernel(board, ints, tiles, segs)
+    pot[:npl] = potentials_from(board, ints, tiles, segs, held, lo, work)
     r = float(ints[R_DECKLEN] - ints[R_DECKPOS])
     supply = follower_value * r / (r + 20.0)
     for p in range(npl):
@@ -106,6 +109,10 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out, fout, n
     slots0 = ints[R_NSLOTS]
     hi1 = slots0
     hi2 = slots0
+    lo = slots0 if placing else 0  # as in the option kernel
+    held = np.empty(lo * MAX_SEGMENTS, np.int64)
+    held = held[: follower_rows(tiles, segs, 0, lo, held, 0)]
+    work = new_work()
     for i in range(ints[R_NLEGAL]):
         copy_position(ints, tiles, segs, i1, t1, s1, hi1)
         status = after_kernel(b, i1, t1, s1, events, pool, ints[O_LEGAL + i])
@@ -132,7 +139,7 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out, fout, n
             status = after_kernel(b, ia, ta, sa, events, pool, 0)
             if status != OK:
                 return status
-            supply = _values(b, ia, ta, sa, follower_value, pot, v0)
+            supply = _values(b, ia, ta, sa, held, lo, work, follower_value, pot, v0)
             best = _margin(v0, npl, player)
             nf_out[i] = nf
             fout[i, 0] = best
@@ -168,13 +175,13 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out, fout, n
                 if status != OK:
                     return status
                 hi2 = max(hi2, i2[R_NSLOTS])
-                _values(b, i2, t2, s2, follower_value, pot, v)
+                _values(b, i2, t2, s2, held, lo, work, follower_value, pot, v)
                 fout[i, j] = _margin(v, npl, player)
                 best = max(best, fout[i, j])
                 take_off(b, t2, slots1, i2[R_NSLOTS])
             out[i] = best
         else:
-            _values(b, i1, t1, s1, follower_value, pot, v)
+            _values(b, i1, t1, s1, held, lo, work, follower_value, pot, v)
             out[i] = _margin(v, npl, player)
             nf_out[i] = 0
         take_off(b, t1, slots0, i1[R_NSLOTS])

@@ -30,10 +30,14 @@ from carcassonne_rl.games.carcassonne.board_kernels import (
     EDGE_CODE,
     EDGES,
     FIELD_CITIES,
-    NSEG,
     PORTMAP,
     RING,
+    W_CITY,
+    W_SEATS,
+    W_SEEN,
     cell_of,
+    held_features,
+    new_work,
 )
 from carcassonne_rl.games.carcassonne.tiles import (
     CITY,
@@ -130,6 +134,7 @@ def _fitting_types() -> np.ndarray:
 
 
 FITS = _fitting_types()
+NO_ROWS = np.zeros(0, np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -169,147 +174,163 @@ def _unplaced(ints):
     return unplaced, r
 
 
+@njit(cache=True, nogil=True, inline="always")
+def field_cities(tiles, segs, g, p_side, city_stamp, stamp):
+    """``(completed cities, sum of p ** open sides of the open ones, expected farmer points)``
+    of the cities bordering the field of root ``g`` (``p`` = ``p_side``; 3 points a completed
+    city, 3 p an open one), each city once (``city_stamp`` stamped ``stamp`` where seen)."""
+    v = 0.0
+    done = 0
+    open_w = 0.0
+    m = g
+    while True:
+        mslot = m // MAX_SEGMENTS
+        bits = FIELD_CITIES[tiles[mslot, 0], m % MAX_SEGMENTS]
+        j = 0
+        while bits:
+            if bits & 1:
+                cr = _root(segs, mslot * MAX_SEGMENTS + j)
+                if city_stamp[cr] != stamp:
+                    city_stamp[cr] = stamp
+                    op = segs[cr, L.S_OPEN]
+                    if op == 0:
+                        done += 1
+                        v += 3.0
+                    else:
+                        open_w += p_side**op
+                        v += 3.0 * p_side**op
+            bits >>= 1
+            j += 1
+        m = segs[m, L.S_NEXT]
+        if m == g:
+            break
+    return done, open_w, v
+
+
 @njit(cache=True, nogil=True)
-def _add_features(board, tiles, segs, npl, nslots, lo, hi, only, unplaced, grow, p_side, out):
-    """Add to ``out`` what the segments of tile slots ``lo .. hi - 1`` (``only`` >= 0:
-    only their segment ``only``) hold for each player: a cloister with a follower, or the
-    root of an unfinished feature with followers (any other segment adds nothing)."""
-    seen = np.zeros(nslots + 1, np.int64)
-    city_stamp = np.full(nslots * MAX_SEGMENTS + 1, -1, np.int64)
-    holders = np.zeros(npl, np.int64)
-    stamp = 0
-    for slot in range(lo, hi):
-        t = tiles[slot, 0]
-        for k in range(NSEG[t]):
-            if only >= 0 and k != only:
+def _add_features(board, tiles, segs, npl, rows, unplaced, grow, p_side, work, out):
+    """Add to ``out`` what the segment rows ``rows`` (in row order) hold for each player: a
+    cloister with a follower, or the root of an unfinished feature with followers (any
+    other segment adds nothing). ``work``: ``board_kernels.new_work``."""
+    seen = work[W_SEEN : W_SEEN + L.MAX_TILES]
+    city_stamp = work[W_CITY : W_CITY + L.MAX_TILES * MAX_SEGMENTS]
+    holders = work[W_SEATS : W_SEATS + L.MAX_PLAYERS]
+    stamp = work[0]
+    for g in rows:
+        slot = g // MAX_SEGMENTS
+        kind = segs[g, L.S_KIND]
+        if kind == CLOISTER:
+            owner = segs[g, L.S_OWNER]
+            if owner < 0 or segs[g, L.S_DONE] != 0:
                 continue
-            g = slot * MAX_SEGMENTS + k
-            kind = segs[g, L.S_KIND]
-            if kind == CLOISTER:
-                owner = segs[g, L.S_OWNER]
-                if owner < 0 or segs[g, L.S_DONE] != 0:
-                    continue
-                cell = cell_of(tiles, slot)
-                nb = 0
-                dead = 0
-                for d in RING:
-                    if board[cell + d] >= 0:
-                        nb += 1
-                    elif _fit_count(board, tiles, unplaced, cell + d) == 0:
-                        dead = 1
-                out[owner, F_CLOISTER_N] += 1
-                out[owner, F_CLOISTER_NB] += nb
-                out[owner, F_CLOISTER_DEAD] += dead
-                out[owner, F_POTENTIAL] += 1.0 + nb + (8 - nb) * grow
-                continue
-            if segs[g, L.S_PARENT] != g or segs[g, L.S_DONE] != 0:
-                continue
-            best = 0
+            cell = cell_of(tiles, slot)
+            nb = 0
+            dead = 0
+            for d in RING:
+                if board[cell + d] >= 0:
+                    nb += 1
+                elif _fit_count(board, tiles, unplaced, cell + d) == 0:
+                    dead = 1
+            out[owner, F_CLOISTER_N] += 1
+            out[owner, F_CLOISTER_NB] += nb
+            out[owner, F_CLOISTER_DEAD] += dead
+            out[owner, F_POTENTIAL] += 1.0 + nb + (8 - nb) * grow
+            continue
+        if segs[g, L.S_PARENT] != g or segs[g, L.S_DONE] != 0:
+            continue
+        best = 0
+        for p in range(npl):
+            best = max(best, segs[g, L.S_COUNT + p])
+        if best == 0:
+            continue
+        n_holders = 0
+        for p in range(npl):
+            c = segs[g, L.S_COUNT + p]
+            holders[p] = 1 if c == best else 0
+            n_holders += holders[p]
+            if 0 < c < best:
+                out[p, F_LOSING] += c
+        stamp += 1
+        if kind == FIELD:
+            done, open_w, v = field_cities(tiles, segs, g, p_side, city_stamp, stamp)
             for p in range(npl):
-                best = max(best, segs[g, L.S_COUNT + p])
-            if best == 0:
-                continue
-            n_holders = 0
-            for p in range(npl):
-                c = segs[g, L.S_COUNT + p]
-                holders[p] = 1 if c == best else 0
-                n_holders += holders[p]
-                if 0 < c < best:
-                    out[p, F_LOSING] += c
-            stamp += 1
-            if kind == FIELD:
-                v = 0.0
-                done = 0
-                open_w = 0.0
-                m = g
-                while True:
-                    mslot = m // MAX_SEGMENTS
-                    bits = FIELD_CITIES[tiles[mslot, 0], m % MAX_SEGMENTS]
-                    j = 0
-                    while bits:
-                        if bits & 1:
-                            cr = _root(segs, mslot * MAX_SEGMENTS + j)
-                            if city_stamp[cr] != g:
-                                city_stamp[cr] = g
-                                op = segs[cr, L.S_OPEN]
-                                if op == 0:
-                                    done += 1
-                                    v += 3.0
-                                else:
-                                    open_w += p_side**op
-                                    v += 3.0 * p_side**op
-                        bits >>= 1
-                        j += 1
-                    m = segs[m, L.S_NEXT]
-                    if m == g:
-                        break
-                for p in range(npl):
-                    out[p, F_FARMERS] += segs[g, L.S_COUNT + p]
-                    if holders[p]:
-                        out[p, F_FIELD_DONE] += done
-                        out[p, F_FIELD_OPEN] += open_w
-                        out[p, F_POTENTIAL] += v
-                        out[p, F_SHARED] += n_holders > 1
-                continue
-            # road, labyrinth or city: walk the members for size and the gaps they face
-            ntiles = 0
-            gaps = 0
-            min_fit = 1 << 30
-            likely = 1.0
-            m = g
-            while True:
-                mslot = m // MAX_SEGMENTS
-                if seen[mslot] != stamp:
-                    seen[mslot] = stamp
-                    ntiles += 1
-                mk = m % MAX_SEGMENTS
-                mt = tiles[mslot, 0]
-                mr = tiles[mslot, 1]
-                mcell = cell_of(tiles, mslot)
-                for s in range(4):
-                    if PORTMAP[mt, mr, s] == mk and board[mcell + DELTA[s]] < 0:
-                        f = _fit_count(board, tiles, unplaced, mcell + DELTA[s])
-                        gaps += 1
-                        min_fit = min(min_fit, f)
-                        likely *= f / (f + 3.0)
-                m = segs[m, L.S_NEXT]
-                if m == g:
-                    break
-            openings = segs[g, L.S_OPEN]
-            dead = 1 if gaps > 0 and min_fit == 0 else 0
-            for p in range(npl):
-                if not holders[p]:
-                    continue
-                out[p, F_SHARED] += n_holders > 1
-                if kind == CITY:
-                    points = ntiles + segs[g, L.S_PENNANT]
-                    out[p, F_CITY_N] += 1
-                    out[p, F_CITY_POINTS] += points
-                    out[p, F_CITY_SIDES] += openings
-                    out[p, F_CITY_DEAD] += dead
-                    out[p, F_CITY_DEAD_POINTS] += dead * points
-                    out[p, F_CITY_ONE] += 1 if (gaps == 1 and dead == 0) else 0
-                    out[p, F_CITY_LIKELY] += points * likely
-                    out[p, F_POTENTIAL] += points * (1.0 + p_side**openings)
-                else:
-                    out[p, F_ROAD_N] += 1
-                    out[p, F_ROAD_TILES] += ntiles
-                    out[p, F_ROAD_ENDS] += openings
-                    out[p, F_ROAD_DEAD] += dead
-                    out[p, F_ROAD_LIKELY] += ntiles * likely
-                    v = ntiles + 0.5 * openings * grow
-                    if kind == LABYRINTH:
-                        total = 0
-                        for q in range(npl):
-                            total += segs[g, L.S_COUNT + q]
-                        v += 2.0 * total * p_side**openings
-                        out[p, F_LAB] += segs[g, L.S_COUNT + p]
+                out[p, F_FARMERS] += segs[g, L.S_COUNT + p]
+                if holders[p]:
+                    out[p, F_FIELD_DONE] += done
+                    out[p, F_FIELD_OPEN] += open_w
                     out[p, F_POTENTIAL] += v
+                    out[p, F_SHARED] += n_holders > 1
+            continue
+        # road, labyrinth or city: walk the members for size and the gaps they face
+        ntiles = 0
+        gaps = 0
+        min_fit = 1 << 30
+        likely = 1.0
+        m = g
+        while True:
+            mslot = m // MAX_SEGMENTS
+            if seen[mslot] != stamp:
+                seen[mslot] = stamp
+                ntiles += 1
+            mk = m % MAX_SEGMENTS
+            mt = tiles[mslot, 0]
+            mr = tiles[mslot, 1]
+            mcell = cell_of(tiles, mslot)
+            for s in range(4):
+                if PORTMAP[mt, mr, s] == mk and board[mcell + DELTA[s]] < 0:
+                    f = _fit_count(board, tiles, unplaced, mcell + DELTA[s])
+                    gaps += 1
+                    min_fit = min(min_fit, f)
+                    likely *= f / (f + 3.0)
+            m = segs[m, L.S_NEXT]
+            if m == g:
+                break
+        openings = segs[g, L.S_OPEN]
+        dead = 1 if gaps > 0 and min_fit == 0 else 0
+        for p in range(npl):
+            if not holders[p]:
+                continue
+            out[p, F_SHARED] += n_holders > 1
+            if kind == CITY:
+                points = ntiles + segs[g, L.S_PENNANT]
+                out[p, F_CITY_N] += 1
+                out[p, F_CITY_POINTS] += points
+                out[p, F_CITY_SIDES] += openings
+                out[p, F_CITY_DEAD] += dead
+                out[p, F_CITY_DEAD_POINTS] += dead * points
+                out[p, F_CITY_ONE] += 1 if (gaps == 1 and dead == 0) else 0
+                out[p, F_CITY_LIKELY] += points * likely
+                out[p, F_POTENTIAL] += points * (1.0 + p_side**openings)
+            else:
+                out[p, F_ROAD_N] += 1
+                out[p, F_ROAD_TILES] += ntiles
+                out[p, F_ROAD_ENDS] += openings
+                out[p, F_ROAD_DEAD] += dead
+                out[p, F_ROAD_LIKELY] += ntiles * likely
+                v = ntiles + 0.5 * openings * grow
+                if kind == LABYRINTH:
+                    total = 0
+                    for q in range(npl):
+                        total += segs[g, L.S_COUNT + q]
+                    v += 2.0 * total * p_side**openings
+                    out[p, F_LAB] += segs[g, L.S_COUNT + p]
+                out[p, F_POTENTIAL] += v
+    work[0] = stamp
 
 
 @njit(cache=True, nogil=True)
 def player_features_kernel(board, ints, tiles, segs, out):
     """Fill ``out[p, :]`` (zeroed by the caller) for every player ``p``; returns tiles left."""
+    return player_features_from(board, ints, tiles, segs, NO_ROWS, 0, new_work(), out)
+
+
+@njit(cache=True, nogil=True)
+def player_features_from(board, ints, tiles, segs, held, lo, work, out):
+    """:func:`player_features_kernel` of a position whose followers on the slots below
+    ``lo`` stand on rows ``held`` or have left the board (``held``: the follower rows of
+    an earlier position of the turn with ``lo`` slots, ``board_kernels.follower_rows``),
+    with the scratch ``work`` (``board_kernels.new_work``): only the slots from ``lo`` on are
+    searched for followers."""
     npl = ints[L.R_NPLAYERS]
     nslots = ints[L.R_NSLOTS]
     unplaced, r = _unplaced(ints)
@@ -320,7 +341,8 @@ def player_features_kernel(board, ints, tiles, segs, out):
         out[p, F_SUPPLY] = ints[L.R_FOLLOWERS + p]
     if ints[L.R_PHASE] == L.PHASE_OVER:
         return r
-    _add_features(board, tiles, segs, npl, nslots, 0, nslots, -1, unplaced, grow, p_side, out)
+    rows = held_features(tiles, segs, nslots, held, len(held), lo)
+    _add_features(board, tiles, segs, npl, rows, unplaced, grow, p_side, work, out)
     return r
 
 
@@ -331,21 +353,19 @@ def follower_change(board, ints, tiles, segs, g, player, delta):
     stays unfinished): the part of ``g``'s feature with the follower minus its part without,
     and one follower fewer in supply. ``segs`` is as it was when it returns."""
     npl = ints[L.R_NPLAYERS]
-    nslots = ints[L.R_NSLOTS]
     unplaced, r = _unplaced(ints)
     grow = r / (r + 10.0)
     p_side = r / (r + 6.0)
     root = g if segs[g, L.S_KIND] == CLOISTER else _root(segs, g)
-    slot, k = root // MAX_SEGMENTS, root % MAX_SEGMENTS
+    rows = np.full(1, root, np.int64)
+    work = new_work()
     before = np.zeros((npl, PLAYER_FEATURES), np.float64)
     after = np.zeros((npl, PLAYER_FEATURES), np.float64)
-    _add_features(board, tiles, segs, npl, nslots, slot, slot + 1, k, unplaced, grow, p_side,
-                  before)  # fmt: skip
+    _add_features(board, tiles, segs, npl, rows, unplaced, grow, p_side, work, before)
     owner = segs[g, L.S_OWNER]
     segs[g, L.S_OWNER] = player
     segs[root, L.S_COUNT + player] += 1
-    _add_features(board, tiles, segs, npl, nslots, slot, slot + 1, k, unplaced, grow, p_side,
-                  after)  # fmt: skip
+    _add_features(board, tiles, segs, npl, rows, unplaced, grow, p_side, work, after)
     segs[root, L.S_COUNT + player] -= 1
     segs[g, L.S_OWNER] = owner
     for p in range(npl):

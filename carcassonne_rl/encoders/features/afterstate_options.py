@@ -52,7 +52,7 @@ from numba import njit
 from carcassonne_rl.encoders.features.afterstate import (
     PLAYER_FEATURES,
     PLAYER_SCALE_64,
-    player_features_kernel,
+    player_features_from,
     seat_vector_kernel,
 )
 from carcassonne_rl.encoders.features.follower_options import lone_followers, may_finish
@@ -62,7 +62,12 @@ from carcassonne_rl.encoders.features.table import (
     table_vector_kernel,
 )
 from carcassonne_rl.games.carcassonne import layout as L
-from carcassonne_rl.games.carcassonne.board_kernels import NSEG, cell_of
+from carcassonne_rl.games.carcassonne.board_kernels import (
+    NSEG,
+    cell_of,
+    follower_rows,
+    new_work,
+)
 from carcassonne_rl.games.carcassonne.kernels import apply_action
 from carcassonne_rl.games.carcassonne.layout import (
     MAX_EVENTS,
@@ -144,14 +149,15 @@ def option_capacity(ints):
 
 
 @njit(cache=True, nogil=True)
-def _record(board, ints, tiles, segs, n, over, scores, per, left):
+def _record(board, ints, tiles, segs, held, lo, work, n, over, scores, per, left):
     npl = ints[R_NPLAYERS]
     scores[n, :] = 0  # the seats past the table's: 0 (a batch may mix tables)
     for p in range(npl):
         scores[n, p] = ints[R_SCORES + p]
     over[n] = ints[R_PHASE] == PHASE_OVER
     per[n] = 0.0
-    left[n] = player_features_kernel(board, ints, tiles, segs, per[n, :npl])
+    left[n] = player_features_from(board, ints, tiles, segs, held, lo, work,
+                                   per[n, :npl])  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -208,6 +214,12 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     slots0 = ints[R_NSLOTS]
     hi1 = slots0  # rows of t1 / s1 that may differ from the position's: slots below hi1
     hi2 = slots0  # likewise for t2 / s2 (against the placement's)
+    # a placement's afterstates: the followers on the board are those of the position, and
+    # those on the tiles placed (any other decision: all searched for)
+    lo = slots0 if placing else 0
+    held = np.empty(lo * MAX_SEGMENTS, np.int64)
+    held = held[: follower_rows(tiles, segs, 0, lo, held, 0)]
+    work = new_work()
     n = start
     for i in range(ints[R_NLEGAL]):
         code = ints[O_LEGAL + i]
@@ -238,7 +250,7 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
             status = after_kernel(b, ia, ta, sa, events, pool, 0)
             if status != OK:
                 return status
-            _record(b, ia, ta, sa, n, over, scores, per, left)
+            _record(b, ia, ta, sa, held, lo, work, n, over, scores, per, left)
             if not over[n]:
                 lone_followers(b, ia, ta, sa, n, nf, base, mover, slow, delta, followers, over,
                                scores, per, left)  # fmt: skip
@@ -263,13 +275,13 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
                 if status != OK:
                     return status
                 hi2 = max(hi2, i2[R_NSLOTS])
-                _record(b, i2, t2, s2, n + j, over, scores, per, left)
+                _record(b, i2, t2, s2, held, lo, work, n + j, over, scores, per, left)
                 take_off(b, t2, slots1, i2[R_NSLOTS])
             n += nf
         else:
             codes[n] = code
             followers[n] = -1
-            _record(b, i1, t1, s1, n, over, scores, per, left)
+            _record(b, i1, t1, s1, held, lo, work, n, over, scores, per, left)
             n += 1
         take_off(b, t1, slots0, i1[R_NSLOTS])
     return n - start

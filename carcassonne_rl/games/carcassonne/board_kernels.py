@@ -47,7 +47,7 @@ from .layout import (
     S_PENNANT,
     SIZE,
 )
-from .tiles import LABYRINTH, MAX_SEGMENTS, ROAD, TABLES
+from .tiles import CLOISTER, LABYRINTH, MAX_SEGMENTS, ROAD, TABLES
 
 PORTMAP = TABLES["portmap"]
 EDGE_CODE = TABLES["edge_code"]
@@ -59,6 +59,12 @@ SEG_PENNANT = TABLES["seg_pennant"]
 FIELD_CITIES = TABLES["field_cities"]
 CLOISTER_SEG = TABLES["cloister_seg"]
 DELTA = np.array([-SIZE, 1, SIZE, -1], np.int64)  # N E S W
+# the scratch of the feature walks (``new_work``): the last stamp used, then a stamp per
+# tile slot, per segment row and per seat
+W_SEEN = 1
+W_CITY = W_SEEN + MAX_TILES
+W_SEATS = W_CITY + MAX_TILES * MAX_SEGMENTS
+W_LEN = W_SEATS + MAX_PLAYERS
 FRONT_SHIFT = 16  # a frontier entry: the cell in the low bits, its edge constraint above
 FRONT_CELL = (1 << FRONT_SHIFT) - 1
 assert SIZE * SIZE <= FRONT_CELL
@@ -367,6 +373,61 @@ def feature_roots(board, tiles, segs, root, out):
         return network(board, tiles, segs, root, out)
     out[0] = root
     return 1
+
+
+@njit(cache=True, nogil=True)
+def new_work():
+    """A scratch for the walks over features of the feature kernels: one serves any number
+    of calls on positions of any game, for each walk stamps its entries with a number the
+    scratch has not seen (``work[0]``: the last one used), so it is never cleared."""
+    work = np.full(W_LEN, -1, np.int64)
+    work[0] = 0
+    return work
+
+
+@njit(cache=True, nogil=True)
+def follower_rows(tiles, segs, lo, hi, out, n):
+    """Write from ``out[n]`` the segment rows of the tiles in slots ``lo .. hi - 1`` that a
+    follower stands on, in row order; returns the new count."""
+    for slot in range(lo, hi):
+        for k in range(NSEG[tiles[slot, 0]]):
+            g = slot * MAX_SEGMENTS + k
+            if segs[g, S_OWNER] >= 0:
+                out[n] = g
+                n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def held_features(tiles, segs, nslots, held, nheld, lo):
+    """The features that followers stand on, as their root rows (a cloister: its own row),
+    each once, in row order: those of the followers still on rows ``held[:nheld]`` (the
+    followers on slots below ``lo``, as :func:`follower_rows` lists them for an earlier
+    position of the game) and of those on slots ``lo .. nslots - 1``. Does not change
+    ``segs`` (no path halving)."""
+    rows = np.empty(nheld + (nslots - lo) * MAX_SEGMENTS, np.int64)
+    m = follower_rows(tiles, segs, lo, nslots, rows, 0)
+    for i in range(nheld):
+        rows[m + i] = held[i]
+    m += nheld
+    n = 0
+    for i in range(m):
+        g = rows[i]
+        if segs[g, S_OWNER] < 0:
+            continue
+        if segs[g, S_KIND] != CLOISTER:
+            while segs[g, S_PARENT] != g:
+                g = segs[g, S_PARENT]
+        j = n  # insert into the sorted rows[:n] (i >= n: nothing unread is written over)
+        while j > 0 and rows[j - 1] > g:
+            j -= 1
+        if j > 0 and rows[j - 1] == g:
+            continue
+        for x in range(n, j, -1):
+            rows[x] = rows[x - 1]
+        rows[j] = g
+        n += 1
+    return rows[:n]
 
 
 @njit(cache=True, nogil=True)
