@@ -172,17 +172,18 @@ def potentials_from(board, ints, tiles, segs, held, lo, work):
 
 
 @njit(cache=True, nogil=True)
-def lone_follower_value(board, ints, tiles, segs, g):
+def lone_follower_value(board, ints, tiles, segs, g, work):
     """What :func:`potentials_kernel` adds for a follower put on segment ``g``, whose feature
-    has no follower yet and stays open: the feature's value, to that follower's player."""
+    has no follower yet and stays open: the feature's value, to that follower's player
+    (``work``: ``board_kernels.new_work``)."""
     grow, p_side = _rates(ints)
     slot = g // MS
     if segs[g, S_KIND] == CLOISTER:
         return _cloister_value(board, tiles, slot, grow)
     root = _find(segs, g)
-    work = new_work()
+    work[0] += 1
     return _root_value(tiles, segs, root, segs[root, S_KIND], 1, grow, p_side,
-                       work[W_SEEN : W_SEEN + MAX_TILES], 1,
+                       work[W_SEEN : W_SEEN + MAX_TILES], work[0],
                        work[W_CITY : W_CITY + MAX_TILES * MS])  # fmt: skip
 
 

@@ -33,7 +33,7 @@ from carcassonne_rl.encoders.features.afterstate_options import (
     take_off,
 )
 from carcassonne_rl.encoders.features.follower_options import may_finish
-from carcassonne_rl.games.carcassonne.board_kernels import follower_rows, new_work
+from carcassonne_rl.games.carcassonne.board_kernels import follower_list, new_work
 from carcassonne_rl.games.carcassonne.layout import (
     ERR_LOG_FULL,
     O_LEGAL,
@@ -110,8 +110,7 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out, fout, n
     hi1 = slots0
     hi2 = slots0
     lo = slots0 if placing else 0  # as in the option kernel
-    held = np.empty(lo * MAX_SEGMENTS, np.int64)
-    held = held[: follower_rows(tiles, segs, 0, lo, held, 0)]
+    held = follower_list(tiles, segs, lo)
     work = new_work()
     for i in range(ints[R_NLEGAL]):
         copy_position(ints, tiles, segs, i1, t1, s1, hi1)
@@ -152,7 +151,7 @@ def greedy_kernel(board, ints, tiles, segs, player, follower_value, out, fout, n
                 for p in range(npl):
                     v[p] = v0[p]
                 v[mover] = float(ia[R_SCORES + mover]) + (
-                    pot[mover] + lone_follower_value(b, ia, ta, sa, g))
+                    pot[mover] + lone_follower_value(b, ia, ta, sa, g, work))
                 v[mover] += (ia[R_FOLLOWERS + mover] - 1) * supply
                 fout[i, j] = _margin(v, npl, player)
                 best = max(best, fout[i, j])

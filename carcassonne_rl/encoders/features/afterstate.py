@@ -328,7 +328,7 @@ def player_features_kernel(board, ints, tiles, segs, out):
 def player_features_from(board, ints, tiles, segs, held, lo, work, out):
     """:func:`player_features_kernel` of a position whose followers on the slots below
     ``lo`` stand on rows ``held`` or have left the board (``held``: the follower rows of
-    an earlier position of the turn with ``lo`` slots, ``board_kernels.follower_rows``),
+    an earlier position of the turn with ``lo`` slots, ``board_kernels.follower_list``),
     with the scratch ``work`` (``board_kernels.new_work``): only the slots from ``lo`` on are
     searched for followers."""
     npl = ints[L.R_NPLAYERS]
@@ -347,18 +347,18 @@ def player_features_from(board, ints, tiles, segs, held, lo, work, out):
 
 
 @njit(cache=True, nogil=True)
-def follower_change(board, ints, tiles, segs, g, player, delta):
+def follower_change(board, ints, tiles, segs, g, player, work, delta):
     """Write into ``delta[p, :]`` how :func:`player_features_kernel` of the position changes
     if seat ``player`` puts a follower on segment ``g`` and nothing else changes (its feature
     stays unfinished): the part of ``g``'s feature with the follower minus its part without,
-    and one follower fewer in supply. ``segs`` is as it was when it returns."""
+    and one follower fewer in supply (``work``: ``board_kernels.new_work``). ``segs`` is as
+    it was when it returns."""
     npl = ints[L.R_NPLAYERS]
     unplaced, r = _unplaced(ints)
     grow = r / (r + 10.0)
     p_side = r / (r + 6.0)
     root = g if segs[g, L.S_KIND] == CLOISTER else _root(segs, g)
     rows = np.full(1, root, np.int64)
-    work = new_work()
     before = np.zeros((npl, PLAYER_FEATURES), np.float64)
     after = np.zeros((npl, PLAYER_FEATURES), np.float64)
     _add_features(board, tiles, segs, npl, rows, unplaced, grow, p_side, work, before)

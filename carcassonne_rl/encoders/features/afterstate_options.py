@@ -65,7 +65,7 @@ from carcassonne_rl.games.carcassonne import layout as L
 from carcassonne_rl.games.carcassonne.board_kernels import (
     NSEG,
     cell_of,
-    follower_rows,
+    follower_list,
     new_work,
 )
 from carcassonne_rl.games.carcassonne.kernels import apply_action
@@ -217,8 +217,7 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
     # a placement's afterstates: the followers on the board are those of the position, and
     # those on the tiles placed (any other decision: all searched for)
     lo = slots0 if placing else 0
-    held = np.empty(lo * MAX_SEGMENTS, np.int64)
-    held = held[: follower_rows(tiles, segs, 0, lo, held, 0)]
+    held = follower_list(tiles, segs, lo)
     work = new_work()
     n = start
     for i in range(ints[R_NLEGAL]):
@@ -252,7 +251,8 @@ def options_kernel(board, ints, tiles, segs, start, codes, followers, over, scor
                 return status
             _record(b, ia, ta, sa, held, lo, work, n, over, scores, per, left)
             if not over[n]:
-                lone_followers(b, ia, ta, sa, n, nf, base, mover, slow, delta, followers, over,
+                lone_followers(b, ia, ta, sa, n, nf, base, mover, slow, work, delta, followers,
+                               over,
                                scores, per, left)  # fmt: skip
             else:  # the game's last turn: every follower option played out
                 slow[1:nf] = True

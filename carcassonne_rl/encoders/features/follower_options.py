@@ -30,16 +30,16 @@ def may_finish(board, tiles, segs, g):
 
 
 @njit(cache=True, nogil=True)
-def lone_followers(board, ints, tiles, segs, n, nf, base, mover, slow, delta, followers, over,
-                   scores, per, left):  # fmt: skip
+def lone_followers(board, ints, tiles, segs, n, nf, base, mover, slow, work, delta, followers,
+                   over, scores, per, left):  # fmt: skip
     """Rows ``n + j`` (``0 < j < nf``, not ``slow[j]``) of a placement's follower options whose
     follower changes nothing but its own feature: row ``n`` (the placement alone, settled
-    into the arrays) plus :func:`.afterstate.follower_change`."""
+    into the arrays) plus :func:`.afterstate.follower_change` (``work``: its scratch)."""
     npl = ints[L.R_NPLAYERS]
     for j in range(1, nf):
         if slow[j]:
             continue
-        follower_change(board, ints, tiles, segs, base + followers[n + j] - 1, mover, delta)
+        follower_change(board, ints, tiles, segs, base + followers[n + j] - 1, mover, work, delta)
         over[n + j] = False
         scores[n + j, :] = scores[n, :]
         left[n + j] = left[n]

@@ -399,10 +399,18 @@ def follower_rows(tiles, segs, lo, hi, out, n):
 
 
 @njit(cache=True, nogil=True)
+def follower_list(tiles, segs, hi):
+    """The segment rows that followers stand on in the slots below ``hi`` (row order): the
+    ``held`` rows of :func:`held_features` for the positions that follow in the turn."""
+    rows = np.empty(hi * MAX_SEGMENTS, np.int64)
+    return rows[: follower_rows(tiles, segs, 0, hi, rows, 0)]
+
+
+@njit(cache=True, nogil=True)
 def held_features(tiles, segs, nslots, held, nheld, lo):
     """The features that followers stand on, as their root rows (a cloister: its own row),
     each once, in row order: those of the followers still on rows ``held[:nheld]`` (the
-    followers on slots below ``lo``, as :func:`follower_rows` lists them for an earlier
+    followers on slots below ``lo``, as :func:`follower_list` lists them for an earlier
     position of the game) and of those on slots ``lo .. nslots - 1``. Does not change
     ``segs`` (no path halving)."""
     rows = np.empty(nheld + (nslots - lo) * MAX_SEGMENTS, np.int64)
