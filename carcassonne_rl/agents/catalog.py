@@ -99,7 +99,11 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "2 players: expert iteration's network alone; 3-5: the table networks averaged "
            "with the heuristic (the observation network at 5 without The Messages)",
            ("carcassonne_2p_expert.npz", *_TILE_TABLES, *_TILE_OBS), "carcassonne_2p_expert",
-           _shipped("make_pretrained", "carcassonne", None)),
+           _shipped("make_tile_net", "carcassonne_2p_expert.npz")),
+    Pinned("tile-net-v3", "carcassonne",
+           "2 players: the network of two more expert iterations from tile-net-v2's, alone; "
+           "3-5 as tile-net-v2", ("carcassonne_2p_expert3.npz", *_TILE_TABLES, *_TILE_OBS),
+           "carcassonne_2p_expert3", _shipped("make_tile_net", "carcassonne_2p_expert3.npz")),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
@@ -109,8 +113,14 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("tile-search-v2", "carcassonne",
            "tile-search-v1 deciding from the seat's view (such a tile comes from the undrawn "
            "tiles in sorted order)", ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne_2p",
-           _shipped("make_tile_search", ["search"]),
-           ("search",)),
+           _shipped("make_tile_search", ["search"])),
+    Pinned("tile-search-v3", "carcassonne",
+           "expectimax over the next tile, 3 candidates, 2 samples, from the seat's view: "
+           "carcassonne_2p_expert3.npz alone at 2 players (tile-net-v3's network), the "
+           "table networks at 3-5 as tile-search-v2",
+           ("carcassonne_2p_expert3.npz", *_TILE_TABLES), "carcassonne_2p_expert3",
+           _shipped("make_tile_search", ["search", "@carcassonne_2p_expert3.npz"]),
+           ("search(net=carcassonne_2p_expert3)",)),
     Pinned("tile-obs-v1", "carcassonne",
            "the policy reading only the carcassonne_v1 observation (one network per table size)",
            _TILE_OBS, "carcassonne_obs", _shipped("make_pretrained_obs")),
@@ -153,8 +163,8 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v2", "pretrained:search": "tile-search-v2",
-                    "search": "tile-search-v2", "pretrained-obs": "tile-obs-v1"},
+    "carcassonne": {"pretrained": "tile-net-v3", "pretrained:search": "tile-search-v3",
+                    "search": "tile-search-v3", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
                      "search": "card-search-v2", "heuristic": "card-heuristic-v2"},
 }  # fmt: skip

@@ -277,9 +277,11 @@ def check_values(spec: str, family: str, v: dict[str, Any], game: str) -> None:
 
 
 def canonical(family: str, v: dict[str, Any], game: str) -> str:
-    """The named spec of these values, writing only the keys off their defaults (the card
-    search at every default: ``search(infer=none)``, ``card-search-v1``; bare ``search`` there
-    is the alias of the newest pinned search, which reads the other seat's play)."""
+    """The named spec of these values, writing only the keys off their defaults. A search with
+    keys, every one at its default, is not bare ``search`` (the alias of the newest pinned
+    search): in the card game it is ``search(infer=none)``, ``card-search-v1`` (the alias
+    reads the other seat's play), in the tile game ``tile-search-v2`` (the alias searches
+    another network)."""
     parts = []
     for key in KEYS[family][game]:
         value = v[key.name]
@@ -289,6 +291,6 @@ def canonical(family: str, v: dict[str, Any], game: str) -> str:
         elif value == key.default:
             continue
         parts.append(f"{key.name}={format_value(value)}")
-    if not parts and family == "search" and game == "cardcassonne":
-        return "search(infer=none)"  # bare ``search`` is the alias (card-search-v2)
+    if not parts and family == "search":  # bare ``search`` is the alias of the newest search
+        return {"cardcassonne": "search(infer=none)", "carcassonne": "tile-search-v2"}[game]
     return f"{family}({', '.join(parts)})" if parts else family

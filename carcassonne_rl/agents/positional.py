@@ -69,10 +69,10 @@ def pretrained_search(spec: str, params: list[str], game: str, seed: int | None)
     search (``pretrained.make_card_search``)."""
     from carcassonne_rl.agents import pretrained
 
-    if game == "cardcassonne":
-        if params == ["search"]:  # the alias: the newest pinned card search
-            from carcassonne_rl.agents.catalog import ALIASES, PINNED
+    if params == ["search"]:  # the alias: the newest pinned search of the game
+        from carcassonne_rl.agents.catalog import ALIASES, PINNED
 
-            return PINNED[ALIASES[game]["pretrained:search"]].build(seed)
+        return PINNED[ALIASES[game]["pretrained:search"]].build(seed)
+    if game == "cardcassonne":
         return pretrained.make_card_search(params, seed)
     return pretrained.make_tile_search(params, seed)

@@ -51,9 +51,10 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 #: each game's 2-player network: the tile game's is the one ``pretrained:blend``, ``pretrained:
 #: search`` and expert iteration average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
-#: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's network
-#: (``tile-net-v1`` played ``carcassonne_2p.npz`` averaged with the heuristic there)
-PRETRAINED_2P_FILE = "carcassonne_2p_expert.npz"
+#: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's newest
+#: network (``tile-net-v3``; ``tile-net-v2`` plays the first, ``carcassonne_2p_expert.npz``,
+#: ``tile-net-v1`` ``carcassonne_2p.npz`` averaged with the heuristic)
+PRETRAINED_2P_FILE = "carcassonne_2p_expert3.npz"
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats
@@ -130,16 +131,24 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 
         return CardNetMCTSAgent(net, int(simulations), seed=seed)
     if simulations is None:
-        two = load_value_net(shipped_file(PRETRAINED_2P_FILE))
-        table = table_network()
-        if table is not None:
-            obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
-            return TileTableAgent.of_networks(two, table, seed=seed, obs=obs,
-                                              tables=table_networks())  # fmt: skip
-        return AfterstateAgent(two, seed=seed, name="pretrained")
+        return make_tile_net(PRETRAINED_2P_FILE, seed)
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
     return ValueSearchAgent(load_value_net(pretrained_path(game)), simulations, seed=seed)
+
+
+def make_tile_net(two_player_file: str, seed: int | None = None) -> BaseAgent:
+    """The tile ``pretrained`` with the shipped 2-player network ``two_player_file`` alone at
+    2 players (``tile-net-v2``: ``carcassonne_2p_expert.npz``, ``tile-net-v3``:
+    ``carcassonne_2p_expert3.npz``); at 3-5 players the table networks averaged with the
+    heuristic (at 5 without The Messages the observation network), whichever the file."""
+    two = load_value_net(shipped_file(two_player_file))
+    table = table_network()
+    if table is not None:
+        obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
+        return TileTableAgent.of_networks(two, table, seed=seed, obs=obs,
+                                          tables=table_networks())  # fmt: skip
+    return AfterstateAgent(two, seed=seed, name="pretrained")
 
 
 def split_network(params: list[str]) -> tuple[list[str], str | None, str]:

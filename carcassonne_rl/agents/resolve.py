@@ -175,6 +175,8 @@ def to_named(spec: str, game: str) -> str:
     if name == "pretrained" and params and params[0].startswith("blend"):
         return _canonical_of("blend", {"weight": params[0].partition("=")[2], "net": net}, game)
     if name == "pretrained" and params and params[0].startswith("search"):
+        if params == ["search"] and net is None:
+            return "search"  # the alias
         if game == "carcassonne":
             k, eq, _ = params[0].partition("=")[2], "=" in params[0], None
             samples = params[1] if len(params) > 1 else (0 if eq else 2)
@@ -182,8 +184,6 @@ def to_named(spec: str, game: str) -> str:
                                             "net": net}, game)  # fmt: skip
         from carcassonne_rl.agents.card.search import NET_LEAF, parse_search
 
-        if params == ["search"] and net is None:
-            return "search"  # the alias
         w, k, h, f = parse_search(params, net_leaf=True)
         return _canonical_of(
             "search",

@@ -71,7 +71,7 @@ def test_a_named_spec_parses_into_its_family_and_arguments() -> None:
         ("tile-net-v2", CARD, "tile-net-v2 is a tile-game agent (carcassonne); the cardcassonne "
          "agents' pinned names start with card- (e.g. card-net-v4)"),
         ("card-search-v1", TILE, "card-search-v1 is a card-game agent (cardcassonne); the "
-         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v2)"),
+         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v3)"),
         ("tile-net-v2(sims=3)", TILE, "a pinned name takes no keys"),
         ("wizard(level=3)", TILE, "unknown agent 'wizard(level=3)'; expected one of random, "
          "greedy, heuristic, mcts, pretrained, search, blend, pretrained-obs, policy, cheat, "
@@ -140,6 +140,23 @@ def test_the_card_search_with_keys_is_not_its_alias() -> None:
     assert registry.resolution("search(worlds=16)", CARD)["pinned"] is None
 
 
+def test_the_tile_search_with_keys_is_not_its_alias() -> None:
+    """Bare ``search`` (and ``pretrained:search``) in the tile game is the alias of the newest
+    pinned search, ``tile-search-v3``; a spec with keys searches the network it searched
+    before unless it names ``net``, so at every default it is ``tile-search-v2``."""
+    v2 = fingerprint(make_agent("tile-search-v2", TILE, 3))
+    v3 = fingerprint(make_agent("tile-search-v3", TILE, 3))
+    assert v2 != v3
+    for spec in ("search(samples=2)", "search(candidates=3)", "pretrained:search=3:2"):
+        record = registry.resolution(spec, TILE)
+        assert (record["named"], record["pinned"]) == ("tile-search-v2", "tile-search-v2"), spec
+        assert fingerprint(make_agent(spec, TILE, 3)) == v2, spec
+    for spec in ("search", "pretrained:search", "search(net=carcassonne_2p_expert3)"):
+        assert registry.resolution(spec, TILE)["pinned"] == "tile-search-v3", spec
+        assert fingerprint(make_agent(spec, TILE, 3)) == v3, spec
+    assert registry.resolution("search(samples=4)", TILE)["pinned"] is None
+
+
 def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
     # tile-net-v1: at 2 players the fine-tuned network averaged 0.75/0.25 with the heuristic
     # (the deprecated pretrained:blend=0.75 there), at 3-5 what tile-net-v2 plays
@@ -149,6 +166,15 @@ def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
         assert decisions("tile-net-v1", TILE, 4, players=players) == decisions(
             "tile-net-v2", TILE, 4, players=players
         )
+    # tile-net-v3 and tile-search-v3: another 2-player network, the rest as v2
+    assert decisions("tile-net-v3", TILE, 6) != decisions("tile-net-v2", TILE, 6)
+    assert decisions("tile-net-v3", TILE, 6) == decisions("policy(model=carcassonne_2p_expert3)",
+                                                          TILE, 6)  # fmt: skip
+    assert decisions("tile-net-v3", TILE, 4, players=3) == decisions("tile-net-v2", TILE, 4,
+                                                                     players=3)  # fmt: skip
+    assert decisions("tile-search-v3", TILE, 1, players=3) == decisions("tile-search-v2", TILE, 1,
+                                                                        players=3)  # fmt: skip
+    assert PINNED["tile-search-v3"].files[0] == PINNED["tile-net-v3"].files[0]
     for name, file in (("card-net-v1", "cardcassonne_2p.npz"),
                        ("card-net-v2", "cardcassonne_expert.npz"),
                        ("card-net-v3", "cardcassonne_dmc.npz"),
@@ -184,8 +210,8 @@ def test_a_resolution_names_the_pinned_agent_its_files_and_the_version() -> None
 
     record = registry.resolution("pretrained:search", TILE)
     assert record["spec"] == "pretrained:search" and record["named"] == "search"
-    assert record["pinned"] == "tile-search-v2"
-    files = ["carcassonne_2p.npz", "carcassonne_table.npz", "carcassonne_table_greedy.npz"]
+    assert record["pinned"] == "tile-search-v3"
+    files = ["carcassonne_2p_expert3.npz", "carcassonne_table.npz", "carcassonne_table_greedy.npz"]
     assert [f["file"] for f in record["files"]] == files
     for f in record["files"]:
         assert f["sha256"] == hashlib.sha256((model_dir() / f["file"]).read_bytes()).hexdigest()

@@ -94,10 +94,16 @@ def _plays_by(agent, net, weight: float, s) -> None:
     assert best[chosen] == pytest.approx(max(best.values()), abs=1e-6)
 
 
-def test_pretrained_plays_expert_iterations_network_alone_at_two_players() -> None:
-    agent = make_agent("pretrained", "carcassonne", seed=0)
-    expert = load_value_net(shipped_file(PRETRAINED_2P_FILE))
-    assert expert.meta["expert_iteration"]["init_model"] == "carcassonne_2p.npz"
+@pytest.mark.parametrize(("spec", "file", "parent"), [
+    ("pretrained", PRETRAINED_2P_FILE, "network.npz"),  # tile-net-v3: fine-tuned from a loop's
+    ("tile-net-v2", "carcassonne_2p_expert.npz", "carcassonne_2p.npz"),
+])  # fmt: skip
+def test_pretrained_plays_expert_iterations_network_alone_at_two_players(spec, file, parent
+                                                                         ) -> None:  # fmt: skip
+    agent = make_agent(spec, "carcassonne", seed=0)
+    expert = load_value_net(shipped_file(file))
+    assert expert.meta["expert_iteration"]["init_model"] == parent
+    assert expert.meta["expert_iteration"]["target"] == "search"
     assert not isinstance(agent.two, BlendedAgent)  # no heuristic in its values
     for turns, expansions in ((30, ("messages", "labyrinth")), (12, ())):
         _plays_by(agent, expert, 1.0, _position(turns, expansions=expansions))

@@ -202,6 +202,11 @@ ROWS = [
         TILE,
         "policy(path=docs/pretrained/tile_2p_loop/network.npz)",
     ),
+    (
+        "policy:runs/loop2p_b/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p_b/iteration_0/network.npz)",
+    ),
     ("policy:runs/obs_dagger/dagger.npz", TILE, "policy(path=runs/obs_dagger/dagger.npz)"),
     ("policy:runs/obs_soft/imitation.npz", TILE, "policy(path=runs/obs_soft/imitation.npz)"),
     ("policy:runs/obs_soft/ppo_20k.npz", TILE, "policy(path=runs/obs_soft/ppo_20k.npz)"),
@@ -301,7 +306,7 @@ ROWS = [
     ("pretrained:search", TILE, "search"),
     ("pretrained:search=2", TILE, "search(candidates=2, samples=0)"),
     ("pretrained:search=2:1", TILE, "search(candidates=2, samples=1)"),
-    ("pretrained:search=3:2", TILE, "search"),
+    ("pretrained:search=3:2", TILE, "tile-search-v2"),
     (
         "pretrained:search=3:2@carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert.npz",
         TILE,
@@ -327,6 +332,11 @@ ROWS = [
         "pretrained:search=3:2@docs/pretrained/tile_2p_loop/network.npz",
         TILE,
         "search(net=docs/pretrained/tile_2p_loop/network.npz)",
+    ),
+    (
+        "pretrained:search=4:2@docs/pretrained/tile_2p_loop/network.npz",
+        TILE,
+        "search(candidates=4, net=docs/pretrained/tile_2p_loop/network.npz)",
     ),
     (
         "pretrained:search=8:3:1:0@cardcassonne_expert.npz",
