@@ -8,8 +8,11 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
   forward pass per decision): at 2 players expert iteration's network alone
-  (``carcassonne_2p_expert.npz``: :data:`PRETRAINED_2P_FILE`); ``blend(weight=W)`` and the
-  searches use the 2-player network it was taught from (``carcassonne_2p.npz``, features
+  (``carcassonne_2p_expert3.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v3``;
+  :func:`make_tile_net` builds it over any shipped 2-player network); bare ``search``
+  (``tile-search-v3``) searches that network alone; ``blend(weight=W)`` and the searches with
+  keys but no network (``tile-search-v2``) use the first network expert iteration taught
+  from (``carcassonne_2p.npz``, features
   ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
   the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``, as
   ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
@@ -48,8 +51,9 @@ from carcassonne_rl.agents.tile.blend import BlendedAgent
 from carcassonne_rl.agents.tile.table_agent import TileTableAgent
 from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
-#: each game's 2-player network: the tile game's is the one ``pretrained:blend``, ``pretrained:
-#: search`` and expert iteration average with the heuristic or search
+#: each game's 2-player network: the tile game's is the one ``pretrained:blend``, a tile
+#: search with keys and no network (``tile-search-v2``) and expert iteration's first step
+#: average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
 #: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's newest
 #: network (``tile-net-v3``; ``tile-net-v2`` plays the first, ``carcassonne_2p_expert.npz``,
@@ -270,7 +274,7 @@ def make_pretrained_obs(seed: int | None = None) -> BaseAgent:
 def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
     """``pretrained:search[=K[:S]][@PATH]``: expectimax over the next tile for the ``K`` best
     options, each reply followed by ``S`` sampled continuations to the searcher's next turn
-    (``pretrained:search`` is ``search=3:2``, ``search=K`` is ``search=K:0``). ``@PATH``: a
+    (``search=3:2`` by default, ``tile-search-v2``; ``search=K`` is ``search=K:0``). ``@PATH``: a
     2-player value network is searched at 2 players, played as ``policy:PATH`` plays it
     (averaged with the heuristic if the file names a ``heuristic_blend`` weight, alone
     otherwise) instead of the shipped network averaged with the heuristic; a table network
