@@ -16,7 +16,8 @@ opponent in every other seat, each deal from every seat, the same deals for ever
 (``--seed``). One JSON line per (entry, opponent): ``{"benchmark": "expert_loop_curve",
 "iteration", "accepted", "player", "spec", "opponent", "players", "games",
 "win_rate", "win_rate_ci95", "mean_margin", "ms_per_decision"}``; ``--plot`` draws the win
-rates against the iteration, ``--table`` writes them as a markdown table. ``--rows FILE``
+rates against the iteration (``--title``: its title), ``--table`` writes them as a markdown
+table. ``--rows FILE``
 plays nothing: it draws the plot and the table from rows printed before (JSON lines).
 """
 
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--plot", type=Path, help="a PNG of the curve")
     parser.add_argument("--table", type=Path, help="a markdown table of the rows")
+    parser.add_argument("--title", help="the plot's title (default: the run folder or rows file)")
     args = parser.parse_args(argv)
     if args.rows is not None:
         if args.run is not None:
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = read_rows(args.rows)
         except (OSError, ValueError) as err:
             parser.error(f"--rows: {err}")
-        write(rows, args.table, args.plot, f"{args.rows.stem}: every iteration")
+        write(rows, args.table, args.plot, args.title or f"{args.rows.stem}: every iteration")
         return 0
     if args.run is None:
         parser.error("give an expert-loop run folder, or --rows")
@@ -187,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(row), flush=True)
             rows.append(row)
     title = f"{args.run.name}: every iteration on {args.deals} deals x {players} seats"
-    write(rows, args.table, args.plot, title)
+    write(rows, args.table, args.plot, args.title or title)
     return 0
 
 

@@ -414,3 +414,19 @@ def test_the_ray_files_run_as_one_xdist_group(request) -> None:
     if not request.config.getoption("loadgroup", False):
         pytest.skip("not run by pytest-xdist with --dist loadgroup")
     assert request.node.nodeid.endswith("@ray"), request.node.nodeid
+
+
+def test_the_curve_takes_a_title(tmp_path, monkeypatch) -> None:
+    """``--title`` names the plot; without it the rows file's stem does."""
+    curve = benchmark("expert_loop_curve")
+    titles = []
+    monkeypatch.setattr(curve, "plot", lambda rows, path, title: titles.append(title))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"iteration": 0, "accepted": True, "player": "network",
+                                "opponent": "greedy", "games": 2, "win_rate": 0.5,
+                                "win_rate_ci95": [0.0, 1.0], "mean_margin": 0.0,
+                                "ms_per_decision": 1.0}) + "\n")  # fmt: skip
+    png = str(tmp_path / "c.png")
+    assert curve.main(["--rows", str(rows), "--plot", png, "--title", "a loop"]) == 0
+    assert curve.main(["--rows", str(rows), "--plot", png]) == 0
+    assert titles == ["a loop", "rows: every iteration"]
