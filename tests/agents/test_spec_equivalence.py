@@ -207,6 +207,16 @@ ROWS = [
         TILE,
         "policy(path=runs/loop2p_b/iteration_0/network.npz)",
     ),
+    (
+        "policy:runs/loop2p_c/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p_c/iteration_0/network.npz)",
+    ),
+    (
+        "policy:carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert3.npz",
+        TILE,
+        "policy(model=carcassonne_2p_expert3)",
+    ),
     ("policy:runs/obs_dagger/dagger.npz", TILE, "policy(path=runs/obs_dagger/dagger.npz)"),
     ("policy:runs/obs_soft/imitation.npz", TILE, "policy(path=runs/obs_soft/imitation.npz)"),
     ("policy:runs/obs_soft/ppo_20k.npz", TILE, "policy(path=runs/obs_soft/ppo_20k.npz)"),
@@ -337,6 +347,11 @@ ROWS = [
         "pretrained:search=4:2@docs/pretrained/tile_2p_loop/network.npz",
         TILE,
         "search(candidates=4, net=docs/pretrained/tile_2p_loop/network.npz)",
+    ),
+    (
+        "pretrained:search=4:2@carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert3.npz",
+        TILE,
+        "search(candidates=4, net=carcassonne_2p_expert3)",
     ),
     (
         "pretrained:search=8:3:1:0@cardcassonne_expert.npz",
