@@ -51,7 +51,9 @@ def test_card_agents_ignore_hidden_cards(spec: str) -> None:
     assert changed_hidden >= len(positions) // 2
 
 
-@pytest.mark.parametrize("spec", ["greedy", "heuristic", "pretrained", "mcts:60"])
+@pytest.mark.parametrize(
+    "spec", ["greedy", "heuristic", "pretrained", "tile-net-v2", "tile-search-v3", "mcts:60"]
+)
 @pytest.mark.parametrize("expansions", [(), ("messages",)])
 def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...]) -> None:
     from carcassonne_rl.games.carcassonne import GameConfig, new_game
