@@ -47,13 +47,13 @@ class Pinned:
         return self.page or f"docs/models/{self.card}.md"
 
 
-def _shipped(function: str, *args: Any) -> Callable[[int | None], Any]:
-    """``build(seed)`` calling ``agents.pretrained.<function>(*args, seed)``."""
+def _shipped(function: str, *args: Any, **kwargs: Any) -> Callable[[int | None], Any]:
+    """``build(seed)`` calling ``agents.pretrained.<function>(*args, seed, **kwargs)``."""
 
     def build(seed: int | None) -> Any:
         from carcassonne_rl.agents import pretrained
 
-        return getattr(pretrained, function)(*args, seed)
+        return getattr(pretrained, function)(*args, seed, **kwargs)
 
     return build
 
@@ -104,6 +104,14 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "2 players: the network of two more expert iterations from tile-net-v2's, alone; "
            "3-5 as tile-net-v2", ("carcassonne_2p_expert3.npz", *_TILE_TABLES, *_TILE_OBS),
            "carcassonne_2p_expert3", _shipped("make_tile_net", "carcassonne_2p_expert3.npz")),
+    Pinned("tile-net-v4", "carcassonne",
+           "2 players: tile-net-v3's network fitted on the teacher games of both its steps, "
+           "alone; 3 players: the table network its search, averaged with the heuristic, "
+           "taught against greedy seats, averaged so; 4-5 as tile-net-v2",
+           ("carcassonne_2p_expert4.npz", "carcassonne_table_3p.npz", *_TILE_TABLES,
+            *_TILE_OBS), "carcassonne_2p_expert4",
+           _shipped("make_tile_net", "carcassonne_2p_expert4.npz",
+                    table_files={3: "carcassonne_table_3p.npz"})),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
@@ -121,6 +129,13 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            ("carcassonne_2p_expert3.npz", *_TILE_TABLES), "carcassonne_2p_expert3",
            _shipped("make_tile_search", ["search", "@carcassonne_2p_expert3.npz"]),
            ("search(net=carcassonne_2p_expert3)",)),
+    Pinned("tile-search-v4", "carcassonne",
+           "expectimax over the next tile, 3 candidates, 2 samples, from the seat's view: "
+           "carcassonne_2p_expert4.npz alone at 2 players (tile-net-v4's network), the "
+           "table networks at 3-5 as tile-search-v2",
+           ("carcassonne_2p_expert4.npz", *_TILE_TABLES), "carcassonne_2p_expert4",
+           _shipped("make_tile_search", ["search", "@carcassonne_2p_expert4.npz"]),
+           ("search(net=carcassonne_2p_expert4)",)),
     Pinned("tile-obs-v1", "carcassonne",
            "the policy reading only the carcassonne_v1 observation (one network per table size)",
            _TILE_OBS, "carcassonne_obs", _shipped("make_pretrained_obs")),
@@ -163,8 +178,8 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v3", "pretrained:search": "tile-search-v3",
-                    "search": "tile-search-v3", "pretrained-obs": "tile-obs-v1"},
+    "carcassonne": {"pretrained": "tile-net-v4", "pretrained:search": "tile-search-v4",
+                    "search": "tile-search-v4", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
                      "search": "card-search-v2", "heuristic": "card-heuristic-v2"},
 }  # fmt: skip

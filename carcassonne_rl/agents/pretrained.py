@@ -8,17 +8,19 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
   forward pass per decision): at 2 players expert iteration's network alone
-  (``carcassonne_2p_expert3.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v3``;
+  (``carcassonne_2p_expert4.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v4``;
   :func:`make_tile_net` builds it over any shipped 2-player network); bare ``search``
-  (``tile-search-v3``) searches that network alone; ``blend(weight=W)`` and the searches with
+  (``tile-search-v4``) searches that network alone; ``blend(weight=W)`` and the searches with
   keys but no network (``tile-search-v2``) use the first network expert iteration taught
   from (``carcassonne_2p.npz``, features
   ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
   the heuristic), its margin averaged with the heuristic's (``tile.blend.BlendedAgent``, as
   ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
   2-5 seats (``carcassonne_table.npz``, features ``table``; at 4 players that network
-  fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`),
-  its margin averaged with the heuristic's too, except at 5 players without The Messages,
+  fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`;
+  ``pretrained``, ``tile-net-v4``, plays the networks its search taught against greedy seats
+  where :data:`PRETRAINED_TABLE_FILES` has one), its margin averaged with the heuristic's
+  too, except at 5 players without The Messages,
   where the 5-player observation network of ``pretrained-obs`` plays
   (``tile.table_agent.OBS_TABLES``); ``pretrained(sims=N)`` is
   ``tile.value_search.ValueSearchAgent``, the UCT search of ``tile.mcts`` with the network
@@ -56,13 +58,18 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 #: average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
 #: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's newest
-#: network (``tile-net-v3``; ``tile-net-v2`` plays the first, ``carcassonne_2p_expert.npz``,
-#: ``tile-net-v1`` ``carcassonne_2p.npz`` averaged with the heuristic)
-PRETRAINED_2P_FILE = "carcassonne_2p_expert3.npz"
+#: network (``tile-net-v4``; ``tile-net-v3`` plays ``carcassonne_2p_expert3.npz``,
+#: ``tile-net-v2`` the first, ``carcassonne_2p_expert.npz``, ``tile-net-v1``
+#: ``carcassonne_2p.npz`` averaged with the heuristic)
+PRETRAINED_2P_FILE = "carcassonne_2p_expert4.npz"
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
+#: the tables where ``pretrained`` (``tile-net-v4``) plays a table network of its own: the
+#: network its search, averaged with the heuristic, taught against greedy seats
+#: (``expert-loop --opponents greedy``; each file names its weight, the shipped one)
+PRETRAINED_TABLE_FILES = {3: "carcassonne_table_3p.npz"}
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
 # docs/research/2026-11-26-tile-observation-tables.md): at 3 players the 2-player network
@@ -135,23 +142,28 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 
         return CardNetMCTSAgent(net, int(simulations), seed=seed)
     if simulations is None:
-        return make_tile_net(PRETRAINED_2P_FILE, seed)
+        return make_tile_net(PRETRAINED_2P_FILE, seed, PRETRAINED_TABLE_FILES)
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
     return ValueSearchAgent(load_value_net(pretrained_path(game)), simulations, seed=seed)
 
 
-def make_tile_net(two_player_file: str, seed: int | None = None) -> BaseAgent:
+def make_tile_net(two_player_file: str, seed: int | None = None,
+                  table_files: dict[int, str] | None = None) -> BaseAgent:  # fmt: skip
     """The tile ``pretrained`` with the shipped 2-player network ``two_player_file`` alone at
     2 players (``tile-net-v2``: ``carcassonne_2p_expert.npz``, ``tile-net-v3``:
-    ``carcassonne_2p_expert3.npz``); at 3-5 players the table networks averaged with the
-    heuristic (at 5 without The Messages the observation network), whichever the file."""
+    ``carcassonne_2p_expert3.npz``, ``tile-net-v4``: ``carcassonne_2p_expert4.npz``); at 3-5
+    players the table networks averaged with the heuristic at their shipped weights (at 5
+    without The Messages the observation network), ``table_files``: the shipped table
+    network of those numbers of players instead (``tile-net-v4``'s)."""
     two = load_value_net(shipped_file(two_player_file))
     table = table_network()
     if table is not None:
         obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
+        tables = table_networks()
+        tables.update({n: load_value_net(shipped_file(f)) for n, f in (table_files or {}).items()})
         return TileTableAgent.of_networks(two, table, seed=seed, obs=obs,
-                                          tables=table_networks())  # fmt: skip
+                                          tables=tables)  # fmt: skip
     return AfterstateAgent(two, seed=seed, name="pretrained")
 
 
@@ -278,7 +290,8 @@ def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
     2-player value network is searched at 2 players, played as ``policy:PATH`` plays it
     (averaged with the heuristic if the file names a ``heuristic_blend`` weight, alone
     otherwise) instead of the shipped network averaged with the heuristic; a table network
-    is searched at 3-5 players instead of the shipped one (both alone)."""
+    is searched at 3-5 players instead of the shipped ones, the same way (the shipped table
+    networks are searched alone)."""
     from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 
     params, network, spec = split_network(params)
@@ -299,10 +312,11 @@ def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
     from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
 
     net, weight, table, tables = None, None, table_network(), table_networks()
+    table_weight = None
     if network is not None:
         named, is_table, named_weight = named_network(spec, network)
         if is_table:
-            table, tables = named, {}
+            table, tables, table_weight = named, {}, named_weight
         else:
             net, weight = named, named_weight
     if net is None:
@@ -311,10 +325,10 @@ def make_tile_search(params: list[str], seed: int | None = None) -> BaseAgent:
     if table is None:
         return two
 
-    def search(value_net: Any) -> ExpectimaxAgent:
-        return ExpectimaxAgent(value_net, candidates, seed, samples=samples)
+    def search(value_net: Any, share: float | None = None) -> ExpectimaxAgent:
+        return ExpectimaxAgent(value_net, candidates, seed, samples=samples, weight=share)
 
-    return TileTableAgent(two, search(table), seed,
+    return TileTableAgent(two, search(table, table_weight), seed,
                           tables={n: search(t) for n, t in tables.items()})  # fmt: skip
 
 

@@ -96,8 +96,8 @@ def add_expert_iteration_parser(sub) -> None:
         "pretrained:blend=0.75 plays; default: search)",
     )
     p.add_argument("--more-positions", type=Path, nargs="+", default=[], metavar="FOLDER",
-                   help="card game: folders of earlier teacher games fitted on as well "
-                        "(not played)")  # fmt: skip
+                   help="folders of earlier teacher games fitted on as well (not played; "
+                        "their rows must read the network's features)")  # fmt: skip
     p.add_argument("--log", type=Path, default=None,
                    help="folder for the fit's log (fit_log.jsonl: the epoch lines) and its "
                         "curves (fit.png)")  # fmt: skip
@@ -156,8 +156,6 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
             check_variants(args.variants, args.game)
     except ValueError as exc:
         raise UserError(f"--variants: {exc}") from None
-    if args.game == "carcassonne" and args.more_positions:
-        raise UserError("--more-positions is the card game's (the tile game fits one folder)")
     if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"):
         raise UserError("--anchor-weight and --target are the tile game's fine-tuning options")
     if not 0.0 <= args.anchor_weight <= 1.0:
@@ -188,7 +186,8 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
 
     reports: list[dict] = []
     try:
-        data = load_positions(args.positions, games=args.games or None, seed=args.seed)
+        data = load_positions(args.positions, *args.more_positions, games=args.games or None,
+                              seed=args.seed)  # fmt: skip
         net, _ = finetune(
             data, args.init_model or network, args.epochs,
             learning_rate=learning_rate, batch_size=args.batch_size,
@@ -198,8 +197,26 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if not args.games:  # fitted on the games there: their teachers, as the folders say
+        teacher = " + ".join(folder_teachers([args.positions, *args.more_positions]))
     return _write(args, net, reports, f"tile game: {args.out.name} fitted to {teacher}",
                   f"value network fine-tuned on {data['files']} teacher games")  # fmt: skip
+
+
+def folder_teachers(folders: list[Path]) -> list[str]:
+    """The teachers the folders' ``positions.json`` name (each once, as a network's file
+    name), or ``teacher games`` for a folder without one."""
+    found: list[str] = []
+    for folder in folders:
+        try:
+            spec = json.loads((Path(folder) / "positions.json").read_text())["teacher"]
+        except (OSError, ValueError, KeyError, TypeError):
+            spec = "teacher games"
+        head, at, network = str(spec).rpartition("@")
+        spec = f"{head}@{Path(network).name}" if at else spec
+        if spec not in found:
+            found.append(spec)
+    return found
 
 
 def epoch_logger(log: Path | None, reports: list[dict]):

@@ -20,7 +20,7 @@ from .expert_iteration import table_list, variant_list
 SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
             "batch_size", "validation", "anchor_weight", "target", "gate_deals",
             "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
-            "variants", "future", "deep_samples", "deep_share")  # fmt: skip
+            "variants", "future", "deep_samples", "deep_share", "opponents")  # fmt: skip
 
 
 def future_weight(text: str) -> float | str:
@@ -44,7 +44,10 @@ def add_expert_loop_parser(sub) -> None:
             "the heuristic, then over the accepted search-value network, teaches at the "
             "tables of --tables; each fit trains on all iterations' teacher games so far. "
             "The tile game at --tables of 3-5 players teaches the table network "
-            "(carcassonne_table.npz unless --init-model) the same way."
+            "(carcassonne_table.npz unless --init-model) the same way. With --opponents "
+            "(tile game) the search plays one seat of each teacher game against those "
+            "agents, and the gate plays the candidate and the teacher's network against "
+            "them on the same deals."
         ),
     )
     p.add_argument("run", type=Path, help="the run folder")
@@ -71,6 +74,12 @@ def add_expert_loop_parser(sub) -> None:
                         "searched deep (search=K:S2) and played by it, in [0, 1]: the "
                         "only ones recorded and fitted; the cheap search=K:S plays the "
                         "others (0: off)")  # fmt: skip
+    p.add_argument("--opponents", metavar="SPEC",
+                   help="tile game: an agent (e.g. greedy) in every seat of the teacher "
+                        "games but the search's, which rotates; only the search's "
+                        "placements are recorded, and the gate compares the candidate "
+                        "with the teacher's network against PLAYERS - 1 of these "
+                        "(accepted at (2 x threshold - 1) fair shares more)")  # fmt: skip
     p.add_argument("--worlds", type=_positive(int),
                    help="card game: the search's W, sampled worlds (search=W:K; 8)")  # fmt: skip
     p.add_argument("--future", type=future_weight,

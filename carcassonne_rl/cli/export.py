@@ -17,13 +17,28 @@ def add_export_parser(sub) -> None:
     p.add_argument("--ensemble", nargs="+", metavar="MODEL",
                    help="afterstate networks (run folders or .npz files) whose outputs are "
                    "averaged with RUN's, packed as one wider network")  # fmt: skip
+    p.add_argument("--blend", type=float, metavar="W",
+                   help="tile value networks: mark the file to be played averaged with the "
+                   "heuristic, the network's share W in (0, 1), as pretrained plays its "
+                   "table networks (policy: and the search over it then do)")  # fmt: skip
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from carcassonne_rl.training.export import export_run
+    from carcassonne_rl.agents.pretrained import shipped_or_given
+    from carcassonne_rl.training.export import export_run, set_blend
 
+    run = str(shipped_or_given(args.run))  # a shipped model by its file name too
     try:
-        print(export_run(args.run, args.out, average=args.average, ensemble=args.ensemble))
+        if args.blend is not None and not 0.0 < args.blend < 1.0:
+            raise ValueError(f"--blend must be in (0, 1) (the network's share), got {args.blend}")
+        done = export_run(run, args.out, average=args.average, ensemble=args.ensemble)
+        if args.blend is not None:
+            try:
+                done += "; " + set_blend(args.out, args.blend)
+            except ValueError:
+                args.out.unlink()  # nothing half done
+                raise
+        print(done)
     except (OSError, ValueError) as exc:
         raise SystemExit(f"export: {exc}") from None
     return 0

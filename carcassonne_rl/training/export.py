@@ -203,6 +203,12 @@ def export_run(run: str | Path, out: Path, average: bool = False,
         return (f"{AFTERSTATE_KINDS[net.meta['kind']][0]}s: the mean output of "
                 f"{', '.join(map(str, files))} as one network (hidden {net.meta['hidden']}) "
                 f"-> {out}")  # fmt: skip
+    if not average and Path(run).is_file() and Path(run).suffix == ".npz":
+        # a network file with no run folder around it: an afterstate network, copied
+        what = AFTERSTATE_KINDS[_value_net(Path(run)).meta["kind"]][0]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run, out)
+        return f"{what} {run} -> {out}"
     model, cfg = model_and_config(run)
     if average and (model.suffix != ".npz" or not Path(run).is_dir()):
         raise ValueError("--average takes the folder of an afterstate run")
@@ -231,6 +237,23 @@ def export_run(run: str | Path, out: Path, average: bool = False,
     net.save(out)
     weights = sum(w.size for w, _ in net.layers)
     return f"card-game policy network of {model} -> {out} ({weights:,} weights)"
+
+
+def set_blend(path: Path, weight: float) -> str:
+    """Mark the tile value network ``path`` to be played averaged with the heuristic, its
+    margin's share ``weight`` in (0, 1) (meta ``heuristic_blend``: ``policy:`` plays it so,
+    and the search over it at its tables starts from that average); what was done."""
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
+
+    if not 0.0 < weight < 1.0:
+        raise ValueError(f"--blend must be in (0, 1) (the network's share), got {weight}")
+    net = load_value_net(path)
+    if net.meta.get("kind") != "tile_afterstate_value":
+        raise ValueError(f"--blend marks tile value networks; {path} is a "
+                         f"{net.meta.get('kind')}")  # fmt: skip
+    net.meta["heuristic_blend"] = float(weight)
+    net.save(path)
+    return f"played averaged with the heuristic, the network's share {weight:g}"
 
 
 def check_card_export(zip_path: Path, net: MLP, observations: np.ndarray) -> float:

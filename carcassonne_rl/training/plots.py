@@ -115,7 +115,9 @@ def plot_fit_log(reports: list[dict], path: Path, title: str) -> Path:
     ax2.set_ylabel("regret, in the value's units (lower: better)")
     ax2.legend(loc="upper right")
     ax2.grid(alpha=0.3)
-    fig.suptitle(title)
+    import textwrap
+
+    fig.suptitle(textwrap.fill(title, 100))  # a long title (several teachers) on lines
     fig.tight_layout()
     import io
 

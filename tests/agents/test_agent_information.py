@@ -52,7 +52,8 @@ def test_card_agents_ignore_hidden_cards(spec: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["greedy", "heuristic", "pretrained", "tile-net-v2", "tile-search-v3", "mcts:60"]
+    "spec", ["greedy", "heuristic", "pretrained", "tile-net-v3", "tile-net-v2", "tile-search-v4",
+             "tile-search-v3", "mcts:60"]
 )
 @pytest.mark.parametrize("expansions", [(), ("messages",)])
 def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...]) -> None:
@@ -76,7 +77,8 @@ def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...
 
 @pytest.mark.parametrize(
     "spec",
-    ["pretrained", "pretrained:blend=0.6", "pretrained:blend=0.75@carcassonne_table_expert.npz"],
+    ["pretrained", "tile-net-v3", "pretrained:blend=0.6",
+     "pretrained:blend=0.75@carcassonne_table_expert.npz"],
 )
 @pytest.mark.parametrize(
     ("players", "expansions"), [(3, ()), (4, ()), (5, ()), (4, ("messages", "labyrinth"))]

@@ -217,6 +217,23 @@ ROWS = [
         TILE,
         "policy(model=carcassonne_2p_expert3)",
     ),
+    (
+        "policy:runs/loop3g/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop3g/iteration_0/network.npz)",
+    ),
+    (
+        "policy:runs/loop4g/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop4g/iteration_0/network.npz)",
+    ),
+    ("policy:runs/table_blend075.npz", TILE, "policy(path=runs/table_blend075.npz)"),
+    ("policy:runs/table_greedy_blend06.npz", TILE, "policy(path=runs/table_greedy_blend06.npz)"),
+    (
+        "pretrained:blend=0.75@carcassonne_table_3p.npz",
+        TILE,
+        "blend(weight=0.75, net=carcassonne_table_3p)",
+    ),
     ("policy:runs/obs_dagger/dagger.npz", TILE, "policy(path=runs/obs_dagger/dagger.npz)"),
     ("policy:runs/obs_soft/imitation.npz", TILE, "policy(path=runs/obs_soft/imitation.npz)"),
     ("policy:runs/obs_soft/ppo_20k.npz", TILE, "policy(path=runs/obs_soft/ppo_20k.npz)"),
@@ -353,6 +370,27 @@ ROWS = [
         TILE,
         "search(candidates=4, net=carcassonne_2p_expert3)",
     ),
+    ("pretrained:search=3:2@runs/table_blend06.npz", TILE, "search(net=runs/table_blend06.npz)"),
+    (
+        "pretrained:search=3:2@runs/table_blend075.npz",
+        TILE,
+        "search(net=runs/table_blend075.npz)",
+    ),
+    (
+        "pretrained:search=3:2@runs/table_greedy_blend06.npz",
+        TILE,
+        "search(net=runs/table_greedy_blend06.npz)",
+    ),
+    (
+        "pretrained:search=4:4@runs/table_blend075.npz",
+        TILE,
+        "search(candidates=4, samples=4, net=runs/table_blend075.npz)",
+    ),
+    (
+        "pretrained:search=4:2@runs/table_greedy_blend06.npz",
+        TILE,
+        "search(candidates=4, net=runs/table_greedy_blend06.npz)",
+    ),
     (
         "pretrained:search=8:3:1:0@cardcassonne_expert.npz",
         CARD,
@@ -431,7 +469,7 @@ def _copy_source(path: str) -> str | None:
     if any(w in path for w in ("obs", "dagger", "imitation", "ppo_20k", "features")):
         return "carcassonne_obs.npz"
     if any(w in path for w in ("t5g", "table_w", "loop35", "loop3/", "net_80", "g253", "g402",
-                               "g600", "g800")):  # fmt: skip
+                               "g600", "g800", "table_", "loop3g", "loop4g")):  # fmt: skip
         return "carcassonne_table_greedy.npz"
     return "carcassonne_2p_expert.npz"
 

@@ -273,3 +273,26 @@ def test_a_shortened_game_is_the_start_of_the_whole_game(game_rows) -> None:
     for key in ("x", "target", "prior", "network", "decision", "chosen"):
         np.testing.assert_array_equal(short[key], game_rows[key][:n])
     assert short["scores"].max() < game_rows["scores"].max()  # stopped early
+
+
+def test_a_tile_fit_takes_more_folders(tmp_path, capsys) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder, seed in ((first, 1), (second, 2)):
+        assert collect(folder, 2, TEACHER, seed, placements=5, keep=3) == 2
+    rows = [len(load_positions(f)["target"]) for f in (first, second)]
+    out = tmp_path / "both.npz"
+    argv = ["expert-iteration", str(first), "--games", "0", "--more-positions", str(second),
+            "--epochs", "1", "--validation", "0", "--batch-size", "8", "--out", str(out),
+            "--log", str(tmp_path / "log")]
+    assert main(argv) == 0
+    # the teacher both folders name, once (the folders' positions.json)
+    from carcassonne_rl.cli.expert_iteration import folder_teachers
+
+    assert folder_teachers([first, second, tmp_path]) == [TEACHER, "teacher games"]
+    assert (tmp_path / "log" / "fit.png").is_file()
+    assert "fine-tuned on 4 teacher games" in capsys.readouterr().out
+    # every searched row of both folders trained on (no game held out)
+    both = load_positions(first, second)
+    assert sum(rows) == len(both["target"])
+    searched = int(np.isfinite(both["target"]).sum())
+    assert load_value_net(out).meta["expert_iteration"]["rows"] == searched

@@ -46,6 +46,11 @@ class TileTableAgent(BaseAgent):
         def blended(net: MLP, weight: Any) -> BlendedAgent:
             return BlendedAgent(net, weight, seed=seed, name="pretrained")
 
+        for n, net in (tables or {}).items():  # a file that names its weight: the shipped one
+            named = net.meta.get("heuristic_blend")
+            if named is not None and float(named) != PRETRAINED_TABLE_WEIGHTS[n]:
+                raise ValueError(f"the {n}-player table network is averaged at {named}; "
+                                 f"pretrained plays {PRETRAINED_TABLE_WEIGHTS[n]}")  # fmt: skip
         return cls(AfterstateAgent(two, seed=seed, name="pretrained"),
                    blended(table, PRETRAINED_TABLE_WEIGHTS),
                    seed, obs, tables={n: blended(net, PRETRAINED_TABLE_WEIGHTS)

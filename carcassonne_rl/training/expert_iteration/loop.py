@@ -78,6 +78,7 @@ class LoopConfig:
     future: float | str | None = None  # card: the search's F at its leaves (1; "net": the network)
     deep_samples: int | None = None  # tile: the deep search's S2 (16), on deep_share of placements
     deep_share: float = 0.0  # tile: placements searched deep, the only ones recorded (0: none)
+    opponents: str | None = None  # tile: an agent in every seat but the teacher's (None: none)
 
     def __post_init__(self) -> None:
         if self.game not in DEFAULTS:
@@ -88,7 +89,8 @@ class LoopConfig:
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
             foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
-                self.target != "search") + ["deep_share"] * (self.deep_share != 0)  # fmt: skip
+                self.target != "search") + ["deep_share"] * (self.deep_share != 0) + [
+                "opponents"] * (self.opponents is not None)  # fmt: skip
         if foreign:
             mine, other = ("tile", "card") if self.game == "carcassonne" else ("card", "tile")
             raise ValueError(f"the {mine} game's loop does not take the {other} game's "
@@ -120,19 +122,23 @@ class LoopConfig:
                              "network: the loop needs an init model (the first teacher's "
                              "network)")  # fmt: skip
         if self.game == "carcassonne":
-            from .positions import check_deep
+            from .positions import check_deep, check_opponents
 
             check_deep(self.deep_samples, self.deep_share, self.samples)
+            if self.opponents is not None:
+                check_opponents(self.game, self.opponents, self.tables)
         if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
             raise ValueError(f"anchor weight must be in [0, 1], got {self.anchor_weight}")
         if self.target not in ("search", "blend"):
             raise ValueError(f"target must be search or blend, got {self.target!r}")
-        if self.target == "blend" and self.at_tables():
-            raise ValueError("target blend is the 2-player network's (played averaged with "
-                             "the heuristic); at tables of 3-5 the search's network plays "
-                             "alone: target search")  # fmt: skip
+        if self.target == "blend" and self.at_tables() and (
+                self.init_model is None or teacher_weight(self.init_model) is None):  # fmt: skip
+            raise ValueError("target blend at tables of 3-5 needs an init model averaged with "
+                             "the heuristic (its file names a heuristic_blend weight); the "
+                             "shipped table networks are searched alone: target "
+                             "search")  # fmt: skip
 
     def deep(self) -> dict[str, Any]:
         """The teacher games' deep search as :func:`.positions.collect` takes it (none:
@@ -290,6 +296,8 @@ def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
     (plain lines off a terminal), named ``gate``."""
     if config.gate_deals == 0:
         return {"deals": 0, "accepted": True}
+    if config.opponents is not None:
+        return versus_gate(candidate, best, config, workers, address, progress)
     if config.at_tables():
         return table_gate(candidate, best, config, workers, address, progress)
     from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
@@ -334,6 +342,41 @@ def table_gate(candidate: str, best: str | None, config: LoopConfig, workers: in
     return {"candidate": specs[0], "against": specs[1], "deals": config.gate_deals,
             "tables": rows, "times_fair_share": times, "threshold": config.gate_threshold,
             "accepted": bool(times >= 2 * config.gate_threshold)}  # fmt: skip
+
+
+def versus_gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
+                address: str | None = None, progress: bool = False) -> dict:  # fmt: skip
+    """The gate of a loop whose teacher met ``opponents``: at each table size of ``tables``,
+    the candidate and the teacher's network each in one seat against ``PLAYERS - 1`` seats
+    of the opponents, on the same deals, each played from every seat. Win rates are read in
+    units of the fair share: accepted when the mean over the tables of ``(candidate's win
+    rate - teacher's) x PLAYERS`` reaches ``2 x gate_threshold - 1`` (at 0.55, a tenth of the
+    fair share more than the teacher's network wins against them)."""
+    from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
+    from carcassonne_rl.arena.ratings import versus_stats
+
+    specs = [network_spec(candidate, config.game), network_spec(best, config.game)]
+    labels = entry_labels([*specs, config.opponents])
+    rows = {}
+    for players in sorted(set(config.tables)):
+        jobs = schedule(Setup(game=config.game, players=players), specs, config.gate_deals,
+                        duplicate=True, seed=seeds.expert_gate_seed(config.seed),
+                        opponents=[config.opponents])  # fmt: skip
+        results = run_jobs(jobs, workers=workers, progress=progress, desc=f"gate {players}p",
+                           address=address)  # fmt: skip
+        pair = [versus_stats(results, i, labels[i], labels[2]) for i in (0, 1)]
+        rows[str(players)] = {
+            "games": pair[0]["games"], "fair_share": pair[0]["fair_share"],
+            **{f"{who}_{k}": stats[k] for who, stats in zip(("candidate", "teacher"), pair,
+                                                                    strict=True)
+               for k in ("win_rate", "win_rate_ci95", "mean_margin")},
+        }  # fmt: skip
+    gain = sum((r["candidate_win_rate"] - r["teacher_win_rate"]) / r["fair_share"]
+               for r in rows.values()) / len(rows)  # fmt: skip
+    return {"candidate": specs[0], "against": specs[1], "opponents": config.opponents,
+            "deals": config.gate_deals, "tables": rows, "fair_shares_gained": gain,
+            "threshold": config.gate_threshold,
+            "accepted": bool(gain >= 2 * config.gate_threshold - 1)}  # fmt: skip
 
 
 def run_loop(
@@ -389,7 +432,7 @@ def _iterate(run: Path, iterations: int, config: LoopConfig, workers: int,
                              workers, config.keep, on_game, address, config.placements,
                              tables=tuple(config.tables),
                              variants=tuple(config.variants), device=device,
-                             **config.deep())  # fmt: skip
+                             opponents=config.opponents, **config.deep())  # fmt: skip
         if played:
             seconds["teacher"] = time.perf_counter() - t0
             entry["teacher_games_timed"] = played

@@ -31,6 +31,13 @@ which plays its choice there; the cheap search (``S``) plays the others. Only th
 placements are recorded, so every target is a deep search's and ``chosen`` is its choice;
 ``decision`` keeps counting every placement searched (it has gaps). P = 0 (the default) is
 the teacher without it: the same games and rows.
+
+Teacher games against other agents (``opponents``, an agent spec such as ``greedy``): the
+search plays one seat of the game (game ``g`` of a table size: seat ``g mod PLAYERS``, in
+turn) and ``opponents`` the others, each its own seeded copy (:func:`opponent_seed`); only
+the search's placements are recorded. The positions are then those its network meets
+against these opponents, not against copies of itself (the search's continuations still
+model the other seats by its network). None (the default): the search plays every seat.
 """
 
 from __future__ import annotations
@@ -59,6 +66,8 @@ BASE = "base"
 DEEP_SEED_OFFSET = 2**40
 #: keys the stream that draws the deep placements (with the deal and the agent seed)
 DEEP_STREAM = 4_517
+#: an opponent's agent seed is the teacher's plus this times (its seat + 1)
+OPPONENT_SEED_OFFSET = 2**41
 
 
 def variant_expansions(variant: str, game: str = "carcassonne") -> tuple[str, ...]:
@@ -164,13 +173,30 @@ def deep_placements(deal: int, seed: int) -> np.random.Generator:
     return np.random.default_rng((deal, seed, DEEP_STREAM))
 
 
+def opponent_seed(seed: int, seat: int) -> int:
+    """The agent seed of the opponent in ``seat`` of a teacher game whose teacher has
+    ``seed``."""
+    return seed + OPPONENT_SEED_OFFSET * (seat + 1)
+
+
+def make_opponents(spec: str, seed: int, players: int, seat: int) -> dict[int, Any]:
+    """The opponents ``spec`` of a teacher game, one per seat but the teacher's ``seat``;
+    ``ValueError`` for a spec that is not a tile agent."""
+    from carcassonne_rl.agents import make_agent
+
+    return {s: make_agent(spec, "carcassonne", seed=opponent_seed(seed, s))
+            for s in range(players) if s != seat}  # fmt: skip
+
+
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
                       placements: int | None = None, expansions: tuple[str, ...] = (),
                       players: int = 2, kernel: bool = True, deep_samples: int | None = None,
-                      deep_share: float = 0.0, device: str = "cpu"
+                      deep_share: float = 0.0, device: str = "cpu",
+                      opponents: str | None = None, seat: int = 0,
                       ) -> dict[str, np.ndarray]:  # fmt: skip
     """Play deal ``deal`` (``players`` seats, the base game or with ``expansions``) with the
-    teacher in every seat; the rows of its placements (see the module's docstring).
+    teacher in every seat (with ``opponents``: in ``seat`` only, the agents ``opponents`` in
+    the others); the rows of its placements (see the module's docstring).
     ``placements``: stop after that many tile placements (a shortened game, for tests and
     throughput measurements). ``kernel``: the search's option kernel (False: the reference
     path, a clone per option; the same game and rows). ``deep_share`` > 0: that share of the
@@ -192,11 +218,16 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         for searcher in filter(None, (teacher, deep)):
             searcher.net = on_device(searcher.net, device)
     net = teacher.net
+    others = make_opponents(opponents, seed, players, seat) if opponents else {}
     state = new_game("carcassonne", players, deal, expansions)
     rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
     decision, placed = 0, 0
     while not state.is_over and (placements is None or placed < placements):
         player = state.current_player
+        if player in others:
+            placed += state.phase == "place_tile"
+            state.apply_code(others[player].act(state, player))
+            continue
         if state.phase != "place_tile":
             state.apply_code(teacher.act(state, player))
             continue
@@ -245,16 +276,19 @@ def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndar
 
 #: the tile teacher's deep search: (deep samples S2, deep share P); None: none
 Deep = tuple[int, float] | None
+#: the tile teacher's opponents: (their agent spec, the teacher's seat); None: none
+Versus = tuple[str, int] | None
 #: one teacher game: (game, table size, expansions, teacher spec, deal, agent seed, keep,
-#: length limit, deep search, device of the network evaluations, file to write)
-TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, Deep, str, str]
+#: length limit, deep search, device of the network evaluations, opponents, file to write)
+TeacherJob = tuple[str, int, tuple[str, ...], str, int, int, int, int | None, Deep, str, Versus,
+                   str]
 
 
 def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
     """The rows of one teacher game (a Ray task's work: the driver writes them). The card
     game's (``card_teacher``) record every option of a turn; ``keep`` and the deep search
     are the tile game's."""
-    game, players, expansions, spec, deal, seed, keep, limit, deep, device, _ = job
+    game, players, expansions, spec, deal, seed, keep, limit, deep, device, versus, _ = job
     if game == "cardcassonne":
         from .card_teacher import play_card_teacher_game
 
@@ -262,6 +296,8 @@ def play_job(job: TeacherJob) -> dict[str, np.ndarray]:
     more: dict[str, Any] = {"deep_samples": deep[0], "deep_share": deep[1]} if deep else {}
     if device != "cpu":
         more["device"] = device
+    if versus is not None:
+        more.update(opponents=versus[0], seat=versus[1])
     return play_teacher_game(spec, deal, seed, keep, limit, expansions, players, **more)
 
 
@@ -273,11 +309,13 @@ def _play_one(job: TeacherJob) -> str:
 def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 8,
                  placements: int | None = None, game: str = "carcassonne",
                  tables: tuple[int, ...] = (2,), variants: tuple[str, ...] = (BASE,),
-                 deep: Deep = None, device: str = "cpu") -> list[TeacherJob]:  # fmt: skip
+                 deep: Deep = None, device: str = "cpu", opponents: str | None = None,
+                 ) -> list[TeacherJob]:  # fmt: skip
     """The jobs of teacher games ``0 .. games - 1`` (those whose file is present included);
     game ``g`` is played at the table ``tables[g % len(tables)]`` and, in the tile game, in
     the variant ``variants[g % len(variants)]`` (with the deep search ``deep``, its network
-    evaluated on ``device``)."""
+    evaluated on ``device``; with ``opponents``, the teacher in seat ``(g // len(tables)) %
+    PLAYERS``, so that each table size's games rotate it)."""
     jobs = []
     for g in range(games):
         deal = teacher_deal(seed, g)
@@ -286,8 +324,9 @@ def teacher_jobs(folder: Path, games: int, teacher: str, seed: int, keep: int = 
         tile = game == "carcassonne"
         expansions = variant_expansions(variants[g % len(variants)]) if tile else ()
         agent_seed = seeds.teacher_agent_seed(seed, g)
+        versus = (opponents, (g // len(tables)) % players) if opponents else None
         jobs.append((game, players, expansions, teacher, deal, agent_seed, keep, placements,
-                     deep, device, path))  # fmt: skip
+                     deep, device, versus, path))  # fmt: skip
     return jobs
 
 
@@ -301,6 +340,16 @@ def check_teacher(game: str, spec: str, seed: int, tables: tuple[int, ...] = (2,
     else:
         for players in set(tables):
             make_teacher(spec, seed, players)
+
+
+def check_opponents(game: str, spec: str, tables: tuple[int, ...]) -> None:
+    """``ValueError`` unless ``spec`` is a tile agent the teacher games at ``tables`` can
+    seat (the card teacher plays every seat)."""
+    if game != "carcassonne":
+        raise ValueError("opponents: the card teacher plays every seat (the opponents are "
+                         "the tile game's)")  # fmt: skip
+    for players in sorted(set(tables)):
+        make_opponents(spec, 0, players, 0)
 
 
 def collect(
@@ -319,6 +368,7 @@ def collect(
     deep_samples: int | None = None,
     deep_share: float = 0.0,
     device: str = "cpu",
+    opponents: str | None = None,
 ) -> int:
     """Play the teacher games ``0 .. games - 1`` whose file is missing from ``folder``
     (``workers`` processes, or Ray tasks on the cluster at ``address``); ``on_game(done,
@@ -329,7 +379,9 @@ def collect(
     > 0 (tile game): playout-cap randomisation with ``deep_samples`` (see the module's
     docstring; recorded with the folder's settings). ``device`` (tile game): where the
     searches' network evaluations run, as ``workers`` a setting of the run, not of the
-    folder (a GPU gives the rows to float32 tolerance; its workers are spawned)."""
+    folder (a GPU gives the rows to float32 tolerance; its workers are spawned).
+    ``opponents`` (tile game): an agent spec that plays every seat but the teacher's (see
+    the module's docstring; recorded with the folder's settings)."""
     tables = check_tables(tables, game)
     if game != "carcassonne" and device != "cpu":
         raise ValueError(f"device {device!r}: the card teacher evaluates on the CPU only")
@@ -343,6 +395,8 @@ def collect(
         check_deep(deep_samples, deep_share, make_teacher(teacher, seed, tables[0]).samples)
         if deep_share > 0:
             deep = (int(deep_samples), float(deep_share))  # type: ignore[arg-type]
+    if opponents is not None:
+        check_opponents(game, opponents, tables)
     settings: dict[str, Any] = {"teacher": teacher, "seed": seed, "keep": keep}
     if game != "carcassonne":
         settings.update(game=game, tables=list(tables))
@@ -354,9 +408,11 @@ def collect(
         settings["placements"] = placements
     if deep is not None:  # folders of teachers without a deep search stay valid
         settings.update(deep_samples=deep[0], deep_share=deep[1])
+    if opponents is not None:  # folders of teachers in every seat stay valid
+        settings["opponents"] = opponents
     check_folder_settings(folder, SETTINGS_FILE, settings, holds="teacher games")
     jobs = teacher_jobs(folder, games, teacher, seed, keep, placements, game, tables, variants,
-                        deep, device)  # fmt: skip
+                        deep, device, opponents)  # fmt: skip
     todo = [j for j in jobs if not Path(j[-1]).exists()]
     done = games - len(todo)
     if address:
@@ -378,7 +434,9 @@ def _collect_remote(todo: list[TeacherJob], address: str) -> Iterator[str]:
     from carcassonne_rl.arena.remote_games import absolute_spec, iter_remote_unordered
     from carcassonne_rl.runtime.ray_session import ray_session
 
-    remote = [(*j[:3], absolute_spec(j[3]), *j[4:]) for j in todo]
+    remote = [(*j[:3], absolute_spec(j[3]), *j[4:10],
+               None if j[10] is None else (absolute_spec(j[10][0]), j[10][1]), j[11])
+              for j in todo]  # fmt: skip
     with ray_session(address):
         for index, rows in iter_remote_unordered(play_job, remote):
             atomic_save_npz(todo[index][-1], rows)
