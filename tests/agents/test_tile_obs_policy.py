@@ -241,20 +241,28 @@ def test_the_observation_policy_plays_each_table_with_its_network():
 
 def test_pretrained_plays_the_blended_table_network_or_the_5_player_observation_network():
     """``pretrained`` at 3 and 4 players, and at any table with The Messages, moves as the
-    table value network of that table (at 4 players the one fine-tuned with greedy seats)
-    averaged with the heuristic; at 5 players without The Messages as ``pretrained-obs``
-    (its 5-player network)."""
-    from carcassonne_rl.agents.pretrained import table_network, table_networks
+    table value network of that table (at 3 players ``tile-net-v4``'s own, at 4 the one
+    fine-tuned with greedy seats) averaged with the heuristic; at 5 players without The
+    Messages as ``pretrained-obs`` (its 5-player network)."""
+    from carcassonne_rl.agents.pretrained import (
+        PRETRAINED_TABLE_FILES,
+        model_dir,
+        table_network,
+        table_networks,
+    )
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
     from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
 
     pretrained = make_agent("pretrained", "carcassonne", seed=0)
     obs_agent = make_agent("pretrained-obs", "carcassonne", seed=0)
     assert sorted(obs_agent.tables) == [3, 4, 5]
     table = BlendedAgent(table_network(), PRETRAINED_TABLE_WEIGHTS, seed=0)
+    own = load_value_net(model_dir() / PRETRAINED_TABLE_FILES[3])
+    three = BlendedAgent(own, PRETRAINED_TABLE_WEIGHTS, seed=0)
     four = BlendedAgent(table_networks()[4], PRETRAINED_TABLE_WEIGHTS, seed=0)
     differs = {3: 0, 4: 0}
     for players, expansions, expected in (
-        (3, (), table), (4, (), four), (5, ("messages",), table), (5, (), obs_agent),
+        (3, (), three), (4, (), four), (5, ("messages",), table), (5, (), obs_agent),
     ):  # fmt: skip
         state = new_game(GameConfig(players=players, seed=3, expansions=expansions))
         for _ in range(20):
