@@ -43,7 +43,8 @@ from carcassonne_rl.agents.tile.afterstate import pick
 from carcassonne_rl.agents.tile.blend import net_margins
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent, option_code
 from carcassonne_rl.runtime import seeds
-from carcassonne_rl.training.expert_iteration.positions import make_teacher, teacher_deal
+from carcassonne_rl.training.expert_iteration.positions import teacher_deal
+from carcassonne_rl.training.expert_iteration.teachers import make_teacher
 
 #: the second search of each kind: its own seed, apart from the teacher games' agent seeds
 OTHER_SEED = 900_000_000

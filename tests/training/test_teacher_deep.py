@@ -12,14 +12,13 @@ import pytest
 from carcassonne_rl.agents.tile.search import ExpectimaxAgent
 from carcassonne_rl.training.expert_iteration import positions
 from carcassonne_rl.training.expert_iteration.positions import (
-    DEEP_SEED_OFFSET,
     ROW_FIELDS,
     collect,
-    deep_placements,
     load_positions,
     play_teacher_game,
     teacher_deal,
 )
+from carcassonne_rl.training.expert_iteration.teachers import DEEP_SEED_OFFSET, deep_placements
 
 CHEAP, DEEP = "pretrained:search=2:1", "pretrained:search=2:3"  # S = 1, S2 = 3
 DEAL, SEED, PLACEMENTS = teacher_deal(5, 0), 3, 6

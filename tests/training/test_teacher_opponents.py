@@ -15,10 +15,10 @@ from carcassonne_rl.training.expert_iteration import positions
 from carcassonne_rl.training.expert_iteration.loop import LoopConfig
 from carcassonne_rl.training.expert_iteration.positions import (
     collect,
-    opponent_seed,
     play_teacher_game,
     teacher_jobs,
 )
+from carcassonne_rl.training.expert_iteration.teachers import check_opponents, opponent_seed
 
 TEACHER = "pretrained:search=1:0"
 
@@ -111,7 +111,7 @@ def test_bad_opponents_are_one_clear_message(tmp_path, capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert "opponents" in err and len(err.splitlines()) == 1 and not run.exists()
     with pytest.raises(ValueError, match="opponents"):
-        positions.check_opponents("cardcassonne", "greedy", (2,))
+        check_opponents("cardcassonne", "greedy", (2,))
 
 
 def test_a_loop_against_greedy_gates_against_greedy(tmp_path, capsys) -> None:

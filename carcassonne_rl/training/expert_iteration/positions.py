@@ -25,8 +25,8 @@ An option that ends the game is not stored (its value is exact, nothing to learn
 
 Playout-cap randomisation (``deep_share`` P > 0, with ``deep_samples`` S2, as KataGo's
 many cheap searches and a few deep ones): a share P of the placements, drawn by a stream
-of the deal and the agent seed (:func:`deep_placements`), is searched by a second search
-with the same ``K`` and network and ``S2`` continuations per reply (:func:`deep_teacher`),
+of the deal and the agent seed (:func:`.teachers.deep_placements`), is searched by a second search
+with the same ``K`` and network and ``S2`` continuations per reply (:func:`.teachers.deep_teacher`),
 which plays its choice there; the cheap search (``S``) plays the others. Only the deep
 placements are recorded, so every target is a deep search's and ``chosen`` is its choice;
 ``decision`` keeps counting every placement searched (it has gaps). P = 0 (the default) is
@@ -34,7 +34,7 @@ the teacher without it: the same games and rows.
 
 Teacher games against other agents (``opponents``, an agent spec such as ``greedy``): the
 search plays one seat of the game (game ``g`` of a table size: seat ``g mod PLAYERS``, in
-turn) and ``opponents`` the others, each its own seeded copy (:func:`opponent_seed`); only
+turn) and ``opponents`` the others, each its own seeded copy (:func:`.teachers.opponent_seed`); only
 the search's placements are recorded. The positions are then those its network meets
 against these opponents, not against copies of itself (the search's continuations still
 model the other seats by its network). None (the default): the search plays every seat.
@@ -52,22 +52,24 @@ import numpy as np
 from carcassonne_rl.agents.common.device_net import on_device, process_pool, resolve_device
 from carcassonne_rl.agents.common.value_net import MLP
 from carcassonne_rl.agents.tile.afterstate import net_feature_set, pick, value_inputs
-from carcassonne_rl.agents.tile.search import ExpectimaxAgent, option_code
-from carcassonne_rl.agents.tile.table_agent import TileTableAgent
+from carcassonne_rl.agents.tile.search import option_code
 from carcassonne_rl.encoders.features.afterstate_options import Options, option_inputs
 from carcassonne_rl.runtime import seeds
 from carcassonne_rl.training.run_files import atomic_save_npz, check_folder_settings
+
+from .teachers import (
+    check_deep,
+    check_opponents,
+    deep_placements,
+    deep_teacher,
+    make_opponents,
+    make_teacher,
+)
 
 SETTINGS_FILE = "positions.json"
 ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
 #: the tile game's variant without expansions; the others join expansion names with ``+``
 BASE = "base"
-#: the deep search's agent seed is the teacher's plus this (its own random stream)
-DEEP_SEED_OFFSET = 2**40
-#: keys the stream that draws the deep placements (with the deal and the agent seed)
-DEEP_STREAM = 4_517
-#: an opponent's agent seed is the teacher's plus this times (its seat + 1)
-OPPONENT_SEED_OFFSET = 2**41
 
 
 def variant_expansions(variant: str, game: str = "carcassonne") -> tuple[str, ...]:
@@ -129,63 +131,6 @@ def default_network(tables: Sequence[int]) -> str | None:
 def teacher_deal(seed: int, game: int) -> int:
     """The deal of teacher game ``game`` (apart from the arena's and training's deals)."""
     return seeds.teacher_deal(seed, game)
-
-
-def make_teacher(spec: str, seed: int, players: int = 2) -> ExpectimaxAgent:
-    """The search agent of ``spec`` (``pretrained:search[=K[:S]]``) at a table of
-    ``players``; ``ValueError`` for any other agent."""
-    from carcassonne_rl.agents import make_agent
-
-    agent = make_agent(spec, "carcassonne", seed=seed)
-    if isinstance(agent, TileTableAgent):  # pretrained:search: a search per table size
-        agent = agent.value_agent_at(players)
-    if not isinstance(agent, ExpectimaxAgent):
-        raise ValueError(f"teacher {spec!r} is not a search (expected pretrained:search=K:S)")
-    return agent
-
-
-def check_deep(deep_samples: int | None, deep_share: float, samples: int | None = None
-               ) -> None:  # fmt: skip
-    """``ValueError`` unless ``deep_share`` is in [0, 1] and, when it is above 0,
-    ``deep_samples`` is a count of continuations above the cheap search's ``samples``."""
-    if not 0.0 <= deep_share <= 1.0:
-        raise ValueError(f"deep share must be in [0, 1] (the share of placements the deep "
-                         f"search values), got {deep_share}")  # fmt: skip
-    if deep_share > 0 and (deep_samples is None or deep_samples < 1
-                           or (samples is not None and deep_samples <= samples)):  # fmt: skip
-        raise ValueError("a deep share above 0 needs deep samples above the teacher's samples "
-                         f"(S2 > S = {samples}), got {deep_samples}")  # fmt: skip
-
-
-def deep_teacher(spec: str, seed: int, players: int, deep_samples: int) -> ExpectimaxAgent:
-    """The deep search of the teacher ``spec``: its search (the same ``K``, network and
-    blend) with ``deep_samples`` continuations per reply and its own random stream (agent
-    seed ``seed + DEEP_SEED_OFFSET``)."""
-    deep = make_teacher(spec, seed + DEEP_SEED_OFFSET, players)
-    deep.samples = deep_samples
-    return deep
-
-
-def deep_placements(deal: int, seed: int) -> np.random.Generator:
-    """The stream that draws which placements of teacher game ``deal`` (agent seed
-    ``seed``) the deep search values: one ``random()`` per tile placement, deep below the
-    share."""
-    return np.random.default_rng((deal, seed, DEEP_STREAM))
-
-
-def opponent_seed(seed: int, seat: int) -> int:
-    """The agent seed of the opponent in ``seat`` of a teacher game whose teacher has
-    ``seed``."""
-    return seed + OPPONENT_SEED_OFFSET * (seat + 1)
-
-
-def make_opponents(spec: str, seed: int, players: int, seat: int) -> dict[int, Any]:
-    """The opponents ``spec`` of a teacher game, one per seat but the teacher's ``seat``;
-    ``ValueError`` for a spec that is not a tile agent."""
-    from carcassonne_rl.agents import make_agent
-
-    return {s: make_agent(spec, "carcassonne", seed=opponent_seed(seed, s))
-            for s in range(players) if s != seat}  # fmt: skip
 
 
 def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
@@ -340,16 +285,6 @@ def check_teacher(game: str, spec: str, seed: int, tables: tuple[int, ...] = (2,
     else:
         for players in set(tables):
             make_teacher(spec, seed, players)
-
-
-def check_opponents(game: str, spec: str, tables: tuple[int, ...]) -> None:
-    """``ValueError`` unless ``spec`` is a tile agent the teacher games at ``tables`` can
-    seat (the card teacher plays every seat)."""
-    if game != "carcassonne":
-        raise ValueError("opponents: the card teacher plays every seat (the opponents are "
-                         "the tile game's)")  # fmt: skip
-    for players in sorted(set(tables)):
-        make_opponents(spec, 0, players, 0)
 
 
 def collect(
