@@ -89,6 +89,18 @@ def _card_search_inferring(model: str, factor: int) -> Callable[[int | None], An
 _TILE_TABLES = ("carcassonne_table.npz", "carcassonne_table_greedy.npz")
 _TILE_OBS = ("carcassonne_obs.npz", "carcassonne_obs_4p.npz", "carcassonne_obs_5p.npz")
 
+def _tile_search_over(version: int, key: str) -> Pinned:
+    """``tile-search-vN``: the tile search over ``tile-net-vN``'s 2-player network, the
+    shipped model ``key``, alone at 2 players (``search(net=KEY)``)."""
+    return Pinned(f"tile-search-v{version}", "carcassonne",
+                  "expectimax over the next tile, 3 candidates, 2 samples, from the seat's view: "
+                  f"{key}.npz alone at 2 players (tile-net-v{version}'s network), the "
+                  "table networks at 3-5 as tile-search-v2",
+                  (f"{key}.npz", *_TILE_TABLES), key,
+                  _shipped("make_tile_search", ["search", f"@{key}.npz"]),
+                  (f"search(net={key})",))  # fmt: skip
+
+
 #: every pinned name, newest of each role last
 PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("tile-net-v1", "carcassonne",
@@ -122,20 +134,8 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "tile-search-v1 deciding from the seat's view (such a tile comes from the undrawn "
            "tiles in sorted order)", ("carcassonne_2p.npz", *_TILE_TABLES), "carcassonne_2p",
            _shipped("make_tile_search", ["search"])),
-    Pinned("tile-search-v3", "carcassonne",
-           "expectimax over the next tile, 3 candidates, 2 samples, from the seat's view: "
-           "carcassonne_2p_expert3.npz alone at 2 players (tile-net-v3's network), the "
-           "table networks at 3-5 as tile-search-v2",
-           ("carcassonne_2p_expert3.npz", *_TILE_TABLES), "carcassonne_2p_expert3",
-           _shipped("make_tile_search", ["search", "@carcassonne_2p_expert3.npz"]),
-           ("search(net=carcassonne_2p_expert3)",)),
-    Pinned("tile-search-v4", "carcassonne",
-           "expectimax over the next tile, 3 candidates, 2 samples, from the seat's view: "
-           "carcassonne_2p_expert4.npz alone at 2 players (tile-net-v4's network), the "
-           "table networks at 3-5 as tile-search-v2",
-           ("carcassonne_2p_expert4.npz", *_TILE_TABLES), "carcassonne_2p_expert4",
-           _shipped("make_tile_search", ["search", "@carcassonne_2p_expert4.npz"]),
-           ("search(net=carcassonne_2p_expert4)",)),
+    _tile_search_over(3, "carcassonne_2p_expert3"),
+    _tile_search_over(4, "carcassonne_2p_expert4"),
     Pinned("tile-obs-v1", "carcassonne",
            "the policy reading only the carcassonne_v1 observation (one network per table size)",
            _TILE_OBS, "carcassonne_obs", _shipped("make_pretrained_obs")),

@@ -212,11 +212,16 @@ def folder_teachers(folders: list[Path]) -> list[str]:
             spec = json.loads((Path(folder) / "positions.json").read_text())["teacher"]
         except (OSError, ValueError, KeyError, TypeError):
             spec = "teacher games"
-        head, at, network = str(spec).rpartition("@")
-        spec = f"{head}@{Path(network).name}" if at else spec
+        spec = short_spec(str(spec))
         if spec not in found:
             found.append(spec)
     return found
+
+
+def short_spec(spec: str) -> str:
+    """``spec`` with the path of the network after its last ``@`` cut to the file's name."""
+    head, at, network = spec.rpartition("@")
+    return f"{head}@{Path(network).name}" if at else spec
 
 
 def epoch_logger(log: Path | None, reports: list[dict]):
@@ -244,8 +249,7 @@ def _write(args: argparse.Namespace, net, reports: list[dict], title: str, what:
     if args.log is not None and reports:
         from carcassonne_rl.training.plots import plot_fit_log
 
-        head, at, network = title.rpartition("@")  # a network's path: its name will do
-        plot_fit_log(reports, args.log / "fit.png", f"{head}@{Path(network).name}" if at else title)
+        plot_fit_log(reports, args.log / "fit.png", short_spec(title))
     print(f"{what} -> {args.out}")
     return 0
 

@@ -25,12 +25,12 @@ def add_export_parser(sub) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     from carcassonne_rl.agents.pretrained import shipped_or_given
-    from carcassonne_rl.training.export import export_run, set_blend
+    from carcassonne_rl.training.export import check_blend, export_run, set_blend
 
     run = str(shipped_or_given(args.run))  # a shipped model by its file name too
     try:
-        if args.blend is not None and not 0.0 < args.blend < 1.0:
-            raise ValueError(f"--blend must be in (0, 1) (the network's share), got {args.blend}")
+        if args.blend is not None:
+            check_blend(args.blend)  # before anything is written
         done = export_run(run, args.out, average=args.average, ensemble=args.ensemble)
         if args.blend is not None:
             try:

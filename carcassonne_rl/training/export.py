@@ -239,14 +239,19 @@ def export_run(run: str | Path, out: Path, average: bool = False,
     return f"card-game policy network of {model} -> {out} ({weights:,} weights)"
 
 
+def check_blend(weight: float) -> None:
+    """``ValueError`` unless ``weight`` is a network's share of a blend, in (0, 1)."""
+    if not 0.0 < weight < 1.0:
+        raise ValueError(f"--blend must be in (0, 1) (the network's share), got {weight}")
+
+
 def set_blend(path: Path, weight: float) -> str:
     """Mark the tile value network ``path`` to be played averaged with the heuristic, its
     margin's share ``weight`` in (0, 1) (meta ``heuristic_blend``: ``policy:`` plays it so,
     and the search over it at its tables starts from that average); what was done."""
     from carcassonne_rl.agents.tile.afterstate import load_value_net
 
-    if not 0.0 < weight < 1.0:
-        raise ValueError(f"--blend must be in (0, 1) (the network's share), got {weight}")
+    check_blend(weight)
     net = load_value_net(path)
     if net.meta.get("kind") != "tile_afterstate_value":
         raise ValueError(f"--blend marks tile value networks; {path} is a "

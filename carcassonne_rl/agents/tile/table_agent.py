@@ -40,21 +40,15 @@ class TileTableAgent(BaseAgent):
                     tables: dict[int, MLP] | None = None) -> TileTableAgent:  # fmt: skip
         """``pretrained``: the 2-player network ``two`` alone (expert iteration's, which learnt
         the search's values, the heuristic's part included), each table network averaged with
-        the heuristic at its shipped weight (``tables``: another table network for some
-        numbers of players)."""
+        the heuristic at its shipped weight, or at the one its file names (``tables``: another
+        table network for some numbers of players)."""
 
-        def blended(net: MLP, weight: Any) -> BlendedAgent:
+        def blended(net: MLP) -> BlendedAgent:
+            weight = net.meta.get("heuristic_blend", PRETRAINED_TABLE_WEIGHTS)
             return BlendedAgent(net, weight, seed=seed, name="pretrained")
 
-        for n, net in (tables or {}).items():  # a file that names its weight: the shipped one
-            named = net.meta.get("heuristic_blend")
-            if named is not None and float(named) != PRETRAINED_TABLE_WEIGHTS[n]:
-                raise ValueError(f"the {n}-player table network is averaged at {named}; "
-                                 f"pretrained plays {PRETRAINED_TABLE_WEIGHTS[n]}")  # fmt: skip
-        return cls(AfterstateAgent(two, seed=seed, name="pretrained"),
-                   blended(table, PRETRAINED_TABLE_WEIGHTS),
-                   seed, obs, tables={n: blended(net, PRETRAINED_TABLE_WEIGHTS)
-                                      for n, net in (tables or {}).items()})  # fmt: skip
+        return cls(AfterstateAgent(two, seed=seed, name="pretrained"), blended(table), seed, obs,
+                   tables={n: blended(net) for n, net in (tables or {}).items()})  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

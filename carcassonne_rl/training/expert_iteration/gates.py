@@ -49,6 +49,23 @@ def gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
             "accepted": bool(stats["win_rate"] >= config.gate_threshold)}  # fmt: skip
 
 
+def _table_results(specs: list[str], opponent: str, config: LoopConfig, workers: int,
+                   address: str | None, progress: bool) -> dict[int, list]:  # fmt: skip
+    """Per table size of ``tables``: the results of each of ``specs`` in one seat against
+    ``PLAYERS - 1`` seats of ``opponent``, the gate's deals (the same for every spec) each
+    played from every seat (lineup ``i``: ``specs[i]``)."""
+    from carcassonne_rl.arena.match import Setup, run_jobs, schedule
+
+    out = {}
+    for players in sorted(set(config.tables)):
+        jobs = schedule(Setup(game=config.game, players=players), specs, config.gate_deals,
+                        duplicate=True, seed=seeds.expert_gate_seed(config.seed),
+                        opponents=[opponent])  # fmt: skip
+        out[players] = run_jobs(jobs, workers=workers, progress=progress,
+                                desc=f"gate {players}p", address=address)  # fmt: skip
+    return out
+
+
 def table_gate(candidate: str, best: str | None, config: LoopConfig, workers: int = 1,
                address: str | None = None, progress: bool = False) -> dict:  # fmt: skip
     """The gate at the tile game's tables of 3-5: at each table size of ``tables``, the
@@ -56,18 +73,14 @@ def table_gate(candidate: str, best: str | None, config: LoopConfig, workers: in
     gate's deals each played from every seat. Its win rate is read in units of the fair
     share: accepted when the mean over the tables of ``win rate x PLAYERS`` reaches ``2 x
     gate_threshold`` (the 2-player rule at any table: 0.55 is 1.1 times the fair share)."""
-    from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
+    from carcassonne_rl.arena.match import entry_labels
     from carcassonne_rl.arena.ratings import versus_stats
 
     specs = [network_spec(candidate, config.game), network_spec(best, config.game)]
     agent, opponent = entry_labels(specs)
     rows = {}
-    for players in sorted(set(config.tables)):
-        jobs = schedule(Setup(game=config.game, players=players), specs[:1],
-                        config.gate_deals, duplicate=True,
-                        seed=seeds.expert_gate_seed(config.seed), opponents=specs[1:])  # fmt: skip
-        results = run_jobs(jobs, workers=workers, progress=progress, desc=f"gate {players}p",
-                           address=address)  # fmt: skip
+    for players, results in _table_results(specs[:1], specs[1], config, workers, address,
+                                           progress).items():  # fmt: skip
         stats = versus_stats(results, 0, agent, opponent)
         rows[str(players)] = {k: stats[k] for k in ("games", "win_rate", "win_rate_ci95",
                                                     "mean_margin", "fair_share")}  # fmt: skip
@@ -85,18 +98,14 @@ def versus_gate(candidate: str, best: str | None, config: LoopConfig, workers: i
     units of the fair share: accepted when the mean over the tables of ``(candidate's win
     rate - teacher's) x PLAYERS`` reaches ``2 x gate_threshold - 1`` (at 0.55, a tenth of the
     fair share more than the teacher's network wins against them)."""
-    from carcassonne_rl.arena.match import Setup, entry_labels, run_jobs, schedule
+    from carcassonne_rl.arena.match import entry_labels
     from carcassonne_rl.arena.ratings import versus_stats
 
     specs = [network_spec(candidate, config.game), network_spec(best, config.game)]
     labels = entry_labels([*specs, config.opponents])
     rows = {}
-    for players in sorted(set(config.tables)):
-        jobs = schedule(Setup(game=config.game, players=players), specs, config.gate_deals,
-                        duplicate=True, seed=seeds.expert_gate_seed(config.seed),
-                        opponents=[config.opponents])  # fmt: skip
-        results = run_jobs(jobs, workers=workers, progress=progress, desc=f"gate {players}p",
-                           address=address)  # fmt: skip
+    for players, results in _table_results(specs, config.opponents, config, workers, address,
+                                           progress).items():  # fmt: skip
         pair = [versus_stats(results, i, labels[i], labels[2]) for i in (0, 1)]
         rows[str(players)] = {
             "games": pair[0]["games"], "fair_share": pair[0]["fair_share"],
