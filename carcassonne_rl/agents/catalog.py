@@ -101,6 +101,14 @@ def _tile_search_over(version: int, key: str) -> Pinned:
                   (f"search(net={key})",))  # fmt: skip
 
 
+def _tile_net_with_tables(version: int, what: str, key: str, three: str) -> Pinned:
+    """``tile-net-vN``: the shipped 2-player network ``key`` alone at 2 players, the table
+    network ``three`` at 3 (averaged as its file says), the table networks at 4-5."""
+    return Pinned(f"tile-net-v{version}", "carcassonne", what,
+                  (f"{key}.npz", three, *_TILE_TABLES, *_TILE_OBS), key,
+                  _shipped("make_tile_net", f"{key}.npz", table_files={3: three}))
+
+
 #: every pinned name, newest of each role last
 PINNED: dict[str, Pinned] = {p.name: p for p in (
     Pinned("tile-net-v1", "carcassonne",
@@ -116,14 +124,16 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "2 players: the network of two more expert iterations from tile-net-v2's, alone; "
            "3-5 as tile-net-v2", ("carcassonne_2p_expert3.npz", *_TILE_TABLES, *_TILE_OBS),
            "carcassonne_2p_expert3", _shipped("make_tile_net", "carcassonne_2p_expert3.npz")),
-    Pinned("tile-net-v4", "carcassonne",
-           "2 players: tile-net-v3's network fitted on the teacher games of both its steps, "
-           "alone; 3 players: the table network its search, averaged with the heuristic, "
-           "taught against greedy seats, averaged so; 4-5 as tile-net-v2",
-           ("carcassonne_2p_expert4.npz", "carcassonne_table_3p.npz", *_TILE_TABLES,
-            *_TILE_OBS), "carcassonne_2p_expert4",
-           _shipped("make_tile_net", "carcassonne_2p_expert4.npz",
-                    table_files={3: "carcassonne_table_3p.npz"})),
+    _tile_net_with_tables(
+        4, "2 players: tile-net-v3's network fitted on the teacher games of both its steps, "
+        "alone; 3 players: the table network its search, averaged with the heuristic, "
+        "taught against greedy seats, averaged so; 4-5 as tile-net-v2",
+        "carcassonne_2p_expert4", "carcassonne_table_3p.npz"),
+    _tile_net_with_tables(
+        5, "2 players as tile-net-v4; 3 players: tile-net-v4's table network fitted on its "
+        "own search's games against greedy seats with a ranking term, averaged with the "
+        "heuristic as its file says; 4-5 as tile-net-v2",
+        "carcassonne_2p_expert4", "carcassonne_table_3p_rank.npz"),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
@@ -178,7 +188,7 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v4", "pretrained:search": "tile-search-v4",
+    "carcassonne": {"pretrained": "tile-net-v5", "pretrained:search": "tile-search-v4",
                     "search": "tile-search-v4", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
                      "search": "card-search-v2", "heuristic": "card-heuristic-v2"},

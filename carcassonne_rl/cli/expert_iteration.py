@@ -87,6 +87,12 @@ def add_expert_iteration_parser(sub) -> None:
     p.add_argument("--anchor-weight", type=float, default=0.0,
                    help="weight of the options not searched, held at their value before the "
                         "search (default: 0, not used)")  # fmt: skip
+    p.add_argument("--rank-weight", type=float, default=0.0,
+                   help="weight of a ranking term: per placement, the cross-entropy of the "
+                        "agent's softmax over the searched options against the search's "
+                        "(default: 0, none; e.g. 0.005)")  # fmt: skip
+    p.add_argument("--rank-tau", type=_positive(float), default=1.0,
+                   help="the ranking term's softmax temperature, points (default: 1)")
     p.add_argument(
         "--target",
         choices=("search", "blend"),
@@ -156,10 +162,14 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
             check_variants(args.variants, args.game)
     except ValueError as exc:
         raise UserError(f"--variants: {exc}") from None
-    if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"):
-        raise UserError("--anchor-weight and --target are the tile game's fine-tuning options")
+    if args.game == "cardcassonne" and (args.anchor_weight or args.target != "search"
+                                        or args.rank_weight):  # fmt: skip
+        raise UserError("--anchor-weight, --rank-weight and --target are the tile game's "
+                        "fine-tuning options")  # fmt: skip
     if not 0.0 <= args.anchor_weight <= 1.0:
         raise UserError(f"--anchor-weight must be in [0, 1], got {args.anchor_weight}")
+    if not 0.0 <= args.rank_weight < float("inf"):
+        raise UserError(f"--rank-weight must be >= 0, got {args.rank_weight}")
     if args.init_model is not None and not args.init_model.is_file():
         raise UserError(f"--init-model {args.init_model}: no such file")
 
@@ -194,6 +204,7 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,
             on_epoch=epoch_logger(args.log, reports),
+            rank_weight=args.rank_weight, rank_tau=args.rank_tau,
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None

@@ -52,7 +52,8 @@ def test_card_agents_ignore_hidden_cards(spec: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["greedy", "heuristic", "pretrained", "tile-net-v3", "tile-net-v2", "tile-search-v4",
+    "spec", ["greedy", "heuristic", "pretrained", "tile-net-v4", "tile-net-v3", "tile-net-v2",
+             "tile-search-v4",
              "tile-search-v3", "mcts:60"]
 )
 @pytest.mark.parametrize("expansions", [(), ("messages",)])

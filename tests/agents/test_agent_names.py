@@ -71,7 +71,7 @@ def test_a_named_spec_parses_into_its_family_and_arguments() -> None:
         ("tile-net-v2", CARD, "tile-net-v2 is a tile-game agent (carcassonne); the cardcassonne "
          "agents' pinned names start with card- (e.g. card-net-v4)"),
         ("card-search-v1", TILE, "card-search-v1 is a card-game agent (cardcassonne); the "
-         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v4)"),
+         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v5)"),
         ("tile-net-v2(sims=3)", TILE, "a pinned name takes no keys"),
         ("wizard(level=3)", TILE, "unknown agent 'wizard(level=3)'; expected one of random, "
          "greedy, heuristic, mcts, pretrained, search, blend, pretrained-obs, policy, cheat, "
@@ -197,6 +197,17 @@ def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
     assert decisions("tile-search-v4", TILE, 1, players=3) == decisions("tile-search-v2", TILE, 1,
                                                                         players=3)  # fmt: skip
     assert PINNED["tile-search-v4"].files[0] == PINNED["tile-net-v4"].files[0]
+    # tile-net-v5: tile-net-v4 at 2 and 4-5 players, another table network at 3 (its file
+    # names its weight, 0.75)
+    assert decisions("tile-net-v5", TILE, 40) == two
+    five = decisions("tile-net-v5", TILE, 40, players=3)
+    assert five != three
+    assert five == decisions("policy(model=carcassonne_table_3p_rank)", TILE, 40, players=3)
+    assert five == decisions("pretrained", TILE, 40, players=3)
+    for players in (4, 5):
+        assert decisions("tile-net-v5", TILE, 3, players=players) == decisions(
+            "tile-net-v4", TILE, 3, players=players
+        )
     for name, file in (("card-net-v1", "cardcassonne_2p.npz"),
                        ("card-net-v2", "cardcassonne_expert.npz"),
                        ("card-net-v3", "cardcassonne_dmc.npz"),

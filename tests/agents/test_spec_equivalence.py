@@ -218,6 +218,16 @@ ROWS = [
         "policy(model=carcassonne_2p_expert3)",
     ),
     (
+        "policy:runs/loop2p_d/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p_d/iteration_0/network.npz)",
+    ),
+    (
+        "policy:carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert4.npz",
+        TILE,
+        "policy(model=carcassonne_2p_expert4)",
+    ),
+    (
         "policy:runs/loop3g/iteration_0/network.npz",
         TILE,
         "policy(path=runs/loop3g/iteration_0/network.npz)",
@@ -233,6 +243,26 @@ ROWS = [
         "pretrained:blend=0.75@carcassonne_table_3p.npz",
         TILE,
         "blend(weight=0.75, net=carcassonne_table_3p)",
+    ),
+    (
+        "pretrained:blend=0.75@carcassonne_table_3p_rank.npz",
+        TILE,
+        "blend(weight=0.75, net=carcassonne_table_3p_rank)",
+    ),
+    (
+        "policy:carcassonne_rl/agents/pretrained_models/carcassonne_table_3p.npz",
+        TILE,
+        "policy(model=carcassonne_table_3p)",
+    ),
+    (
+        "policy:runs/loop3h/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop3h/iteration_0/network.npz)",
+    ),
+    (
+        "pretrained:search=4:4@carcassonne_rl/agents/pretrained_models/carcassonne_table_3p.npz",
+        TILE,
+        "search(candidates=4, samples=4, net=carcassonne_table_3p)",
     ),
     ("policy:runs/obs_dagger/dagger.npz", TILE, "policy(path=runs/obs_dagger/dagger.npz)"),
     ("policy:runs/obs_soft/imitation.npz", TILE, "policy(path=runs/obs_soft/imitation.npz)"),
@@ -370,6 +400,11 @@ ROWS = [
         TILE,
         "search(candidates=4, net=carcassonne_2p_expert3)",
     ),
+    (
+        "pretrained:search=4:2@carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert4.npz",
+        TILE,
+        "search(candidates=4, net=carcassonne_2p_expert4)",
+    ),
     ("pretrained:search=3:2@runs/table_blend06.npz", TILE, "search(net=runs/table_blend06.npz)"),
     (
         "pretrained:search=3:2@runs/table_blend075.npz",
@@ -469,7 +504,8 @@ def _copy_source(path: str) -> str | None:
     if any(w in path for w in ("obs", "dagger", "imitation", "ppo_20k", "features")):
         return "carcassonne_obs.npz"
     if any(w in path for w in ("t5g", "table_w", "loop35", "loop3/", "net_80", "g253", "g402",
-                               "g600", "g800", "table_", "loop3g", "loop4g")):  # fmt: skip
+                               "g600", "g800", "table_", "loop3g", "loop3h",
+                               "loop4g")):  # fmt: skip
         return "carcassonne_table_greedy.npz"
     return "carcassonne_2p_expert.npz"
 

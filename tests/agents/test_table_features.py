@@ -216,7 +216,8 @@ def test_a_blend_with_a_weight_per_table_plays_each_tables_weight() -> None:
 def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> None:
     """``pretrained`` (and ``pretrained:blend``, ``pretrained:search``) plays the table network
     fine-tuned with greedy seats at 4 players and the table network elsewhere (``pretrained``,
-    ``tile-net-v4``: its own table network at 3 players; ``tile-net-v3`` the table network);
+    ``tile-net-v5``: its own table network at 3 players, ``tile-net-v4`` another; ``tile-net-v3``
+    the table network);
     ``@PATH``
     naming the table network replays the rows measured before: it then plays that file at
     every table of 3-5 players, averaged at ``W`` (blend) or searched (search), and 2
@@ -232,8 +233,10 @@ def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> No
 
     first = load_value_net(model_dir() / TABLE_MODEL_FILE)
     tuned = load_value_net(model_dir() / "carcassonne_table_greedy.npz")
-    three = load_value_net(model_dir() / "carcassonne_table_3p.npz")
+    three = load_value_net(model_dir() / "carcassonne_table_3p_rank.npz")
+    v4 = load_value_net(model_dir() / "carcassonne_table_3p.npz")
     assert three.meta["heuristic_blend"] == PRETRAINED_TABLE_WEIGHTS[3]
+    assert v4.meta["heuristic_blend"] == PRETRAINED_TABLE_WEIGHTS[3]
     assert TABLE_MODEL_FILES == {4: "carcassonne_table_greedy.npz"}
     assert net_feature_set(first) == net_feature_set(tuned) == "table"
     x = np.random.default_rng(0).normal(size=(4, first.inputs)).astype(np.float32)
@@ -244,8 +247,9 @@ def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> No
     cases = (
         (4, "pretrained", BlendedAgent(tuned, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v3", BlendedAgent(first, PRETRAINED_TABLE_WEIGHTS, seed=2)),
-        # tile-net-v4 (pretrained) plays its own table network at 3 players, averaged at 0.75
+        # tile-net-v5 (pretrained) plays its own table network at 3 players, averaged at 0.75
         (3, "pretrained", BlendedAgent(three, PRETRAINED_TABLE_WEIGHTS, seed=2)),
+        (3, "tile-net-v4", BlendedAgent(v4, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (4, "pretrained:blend=0.6", BlendedAgent(tuned, 0.6, seed=2)),
         (4, old, BlendedAgent(first, 0.6, seed=2)),
         (2, old, make_agent("pretrained:blend=0.6", "carcassonne", seed=2)),

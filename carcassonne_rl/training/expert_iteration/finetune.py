@@ -16,8 +16,11 @@ The heuristic's margin of a row is recovered exactly from the values stored with
 blend before the search, ``prior``, and the network's own, ``network``). The options the
 search did not value may anchor the fit with weight ``anchor_weight``, held at what they
 were worth before (``search``: the blend; ``blend``: the network's own value), so that the
-network does not drift on the options the search never corrects. The games are split, not
-the rows: a held-out game is unseen.
+network does not drift on the options the search never corrects. With ``rank_weight`` > 0
+a ranking term is added to each step: per placement of a batch of them, the cross-entropy of
+the agent's softmax over the options the search valued (its margins in points over ``rank_tau``;
+``blend``: the margins the blended agent ranks by) against the search's own. The games are
+split, not the rows: a held-out game is unseen.
 """
 
 from __future__ import annotations
@@ -98,6 +101,18 @@ def agreement(values: np.ndarray, data: dict[str, Any], rows: np.ndarray) -> dic
             "regret": regret / n}  # fmt: skip
 
 
+def placement_groups(data: dict[str, Any], rows: np.ndarray) -> np.ndarray:
+    """The searched ``rows`` grouped by placement, padded with -1: ``[placements, options]``,
+    only placements with two options or more the search valued."""
+    rows = rows[np.isfinite(data["target"][rows])]
+    bounds = np.flatnonzero(np.diff(data["decision"][rows])) + 1
+    groups = [g for g in np.split(rows, bounds) if len(g) > 1]
+    out = np.full((len(groups), max(map(len, groups), default=0)), -1, np.int64)
+    for d, g in enumerate(groups):
+        out[d, : len(g)] = g
+    return out
+
+
 def finetune(
     data: dict[str, Any],
     init_model: str | Path | None,
@@ -111,11 +126,14 @@ def finetune(
     seed: int = 0,
     on_epoch: Callable[[int, dict], None] | None = None,
     device: str = "cpu",
+    rank_weight: float = 0.0,
+    rank_tau: float = 1.0,
 ) -> tuple[MLP, dict]:
     """The network of ``init_model`` (a path or a shipped file's name; None: the shipped
     2-player network) fine-tuned toward the search's expectations of ``data``
     (``positions.load_positions``); the report of the last epoch (epoch 0: the network
-    before fine-tuning). ``device``: torch's device of the fit (``cpu``, ``cuda``, ...)."""
+    before fine-tuning). ``device``: torch's device of the fit (``cpu``, ``cuda``, ...).
+    ``rank_weight`` and ``rank_tau``: the ranking term (module doc; 0: none)."""
     import torch
 
     from carcassonne_rl.agents.common.device_net import resolve_device
@@ -148,24 +166,36 @@ def finetune(
     valid = np.flatnonzero(held)
     if len(train) == 0:
         raise ValueError("no option the search valued in the games trained on")
+    if not 0.0 <= rank_weight < float("inf") or not 0.0 < rank_tau < float("inf"):
+        raise ValueError(f"the ranking term needs a weight >= 0 and tau > 0, got {rank_weight} "
+                         f"and {rank_tau}")  # fmt: skip
     x = torch.from_numpy(data["x"]).to(on)
     y, w = torch.from_numpy(target).to(on), torch.from_numpy(row_weight).to(on)
     opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
+    ranking = _Ranking(data, train, target_kind, weight, scale, rank_tau, seed, on) if (
+        rank_weight > 0) else None  # fmt: skip
     report: dict = {}
+    rank_losses: list[float] = []
     for epoch in range(epochs + 1):
         loss = float("nan")
         if epoch:
             model.train()
-            losses = []
-            for batch in np.array_split(rng.permutation(train), max(1, len(train) // batch_size)):
+            losses, rank_losses = [], []
+            steps = max(1, len(train) // batch_size)
+            parts = ranking.batches(steps) if ranking is not None else None
+            for i, batch in enumerate(np.array_split(rng.permutation(train), steps)):
                 b = torch.from_numpy(batch).to(on)
                 err = (model(x[b])[:, 0] - y[b]) ** 2
                 step_loss = (err * w[b]).sum() / w[b].sum()
+                losses.append(step_loss.item())
+                if ranking is not None and parts is not None:
+                    rank = ranking.loss(model, x, parts[i])
+                    rank_losses.append(rank.item())
+                    step_loss = step_loss + rank_weight * rank
                 opt.zero_grad()
                 step_loss.backward()
                 opt.step()
-                losses.append(step_loss.item())
             loss = float(np.mean(losses)) if losses else float("nan")
         with torch.no_grad():
             values = model(x)[:, 0].cpu().numpy().astype(np.float64)
@@ -173,6 +203,8 @@ def finetune(
             values = blend(values, heuristic, weight, scale)
         report = {"epoch": epoch, "train_loss": loss, "train_rows": len(train),
                   "validation_games": int(len(np.unique(data["game"][valid])))}  # fmt: skip
+        if ranking is not None:  # the ranking term's mean (train_loss: the squared error's)
+            report["train_rank_loss"] = float(np.mean(rank_losses)) if epoch else float("nan")
         s = valid[searched[valid]]
         if len(s):
             report["validation_mse"] = float(np.mean((values[s] - data["target"][s]) ** 2))
@@ -191,6 +223,47 @@ def finetune(
     out.meta["expert_iteration"] = {"init_model": Path(init_model).name, "epochs": epochs,
                                     "rows": len(train), "anchor_weight": anchor_weight,
                                     "target": target_kind}  # fmt: skip
+    if rank_weight > 0:
+        out.meta["expert_iteration"].update(rank_weight=rank_weight, rank_tau=rank_tau)
     if target_kind == "blend":
         out.meta["heuristic_blend"] = weight
     return out, report
+
+
+class _Ranking:
+    """The ranking term of :func:`finetune` over the training placements (module doc)."""
+
+    def __init__(self, data: dict[str, Any], train: np.ndarray, target_kind: str,
+                 weight: float, scale: float, tau: float, seed: int, on: Any) -> None:  # fmt: skip
+        import torch
+
+        self.groups = placement_groups(data, train)
+        if not len(self.groups):
+            raise ValueError("the ranking term needs placements with two searched options")
+        self.rng = np.random.default_rng(seed + 1)
+        self.scale, self.tau, self.on = scale, tau, on
+        self.weight = weight if target_kind == "blend" else 1.0
+        heuristic = (heuristic_margins_of(data, weight, scale) if target_kind == "blend"
+                     else np.zeros(len(data["target"])))  # fmt: skip
+        self.heuristic = torch.from_numpy((1.0 - self.weight) * heuristic).float().to(on)
+        theirs = net_margins(np.nan_to_num(data["target"].astype(np.float64)), scale)
+        self.theirs = torch.from_numpy(theirs / tau).float().to(on)
+
+    def batches(self, steps: int) -> list[np.ndarray]:
+        """The placements of each of ``steps`` steps, every placement once an epoch."""
+        return np.array_split(self.rng.permutation(len(self.groups)), steps)
+
+    def loss(self, model: Any, x: Any, part: np.ndarray) -> Any:
+        """The mean cross-entropy over the placements ``part``."""
+        import torch
+
+        ii = torch.from_numpy(self.groups[part]).to(self.on)
+        mask = ii >= 0
+        rows = ii[mask]
+        v = model(x[rows])[:, 0].clamp(-0.999999, 0.999999)
+        mine = self.weight * self.scale * torch.atanh(v) + self.heuristic[rows]
+        a = torch.full(ii.shape, -1e9, device=self.on)
+        b = torch.full(ii.shape, -1e9, device=self.on)
+        a[mask] = mine / self.tau
+        b[mask] = self.theirs[rows]
+        return -(torch.softmax(b, 1) * torch.log_softmax(a, 1)).sum(1).mean()
