@@ -78,7 +78,11 @@ def fit(data: dict, layers: list, variant: dict, seed: int, tau: float) -> Itera
     """Fit one variant: a row per epoch on the held-out games (epoch 0: the network before)."""
     import torch
 
-    from carcassonne_rl.training.expert_iteration.finetune import agreement, split_games
+    from carcassonne_rl.training.expert_iteration.finetune import (
+        agreement,
+        placement_groups,
+        split_games,
+    )
 
     model = widened(layers, variant["widen"], seed)
     x = torch.from_numpy(data["x"])
@@ -88,12 +92,8 @@ def fit(data: dict, layers: list, variant: dict, seed: int, tau: float) -> Itera
     train = np.flatnonzero(~held & searched)
     valid = np.flatnonzero(held)
     # the training rows grouped by placement, padded: [placements, options searched]
-    bounds = np.flatnonzero(np.diff(data["decision"][train])) + 1
-    groups = [g for g in np.split(train, bounds) if len(g) > 1]
-    idx = np.full((len(groups), max(map(len, groups))), -1, np.int64)
-    for d, g in enumerate(groups):
-        idx[d, : len(g)] = g
-    idx_t = torch.from_numpy(idx)
+    groups = placement_groups(data, train)
+    idx_t = torch.from_numpy(groups)
     y = torch.from_numpy(np.nan_to_num(target).astype(np.float32))
     clipped = np.clip(np.nan_to_num(target), -0.999999, 0.999999)
     margin = torch.from_numpy((30.0 * np.arctanh(clipped)).astype(np.float32))  # points

@@ -173,7 +173,7 @@ def finetune(
     y, w = torch.from_numpy(target).to(on), torch.from_numpy(row_weight).to(on)
     opt = torch.optim.Adam(model.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
-    ranking = _Ranking(data, train, target_kind, weight, scale, rank_tau, seed, on) if (
+    ranking = _Ranking(data, train, heuristic, weight, scale, rank_tau, seed, on) if (
         rank_weight > 0) else None  # fmt: skip
     report: dict = {}
     rank_losses: list[float] = []
@@ -183,13 +183,13 @@ def finetune(
             model.train()
             losses, rank_losses = [], []
             steps = max(1, len(train) // batch_size)
-            parts = ranking.batches(steps) if ranking is not None else None
+            parts = ranking.batches(steps) if ranking is not None else []
             for i, batch in enumerate(np.array_split(rng.permutation(train), steps)):
                 b = torch.from_numpy(batch).to(on)
                 err = (model(x[b])[:, 0] - y[b]) ** 2
                 step_loss = (err * w[b]).sum() / w[b].sum()
                 losses.append(step_loss.item())
-                if ranking is not None and parts is not None:
+                if ranking is not None:
                     rank = ranking.loss(model, x, parts[i])
                     rank_losses.append(rank.item())
                     step_loss = step_loss + rank_weight * rank
@@ -233,8 +233,10 @@ def finetune(
 class _Ranking:
     """The ranking term of :func:`finetune` over the training placements (module doc)."""
 
-    def __init__(self, data: dict[str, Any], train: np.ndarray, target_kind: str,
+    def __init__(self, data: dict[str, Any], train: np.ndarray, heuristic: np.ndarray | None,
                  weight: float, scale: float, tau: float, seed: int, on: Any) -> None:  # fmt: skip
+        """``heuristic``: each row's heuristic margin where the agent is the network averaged
+        with it at ``weight`` (target ``blend``), None where the network plays alone."""
         import torch
 
         self.groups = placement_groups(data, train)
@@ -242,10 +244,9 @@ class _Ranking:
             raise ValueError("the ranking term needs placements with two searched options")
         self.rng = np.random.default_rng(seed + 1)
         self.scale, self.tau, self.on = scale, tau, on
-        self.weight = weight if target_kind == "blend" else 1.0
-        heuristic = (heuristic_margins_of(data, weight, scale) if target_kind == "blend"
-                     else np.zeros(len(data["target"])))  # fmt: skip
-        self.heuristic = torch.from_numpy((1.0 - self.weight) * heuristic).float().to(on)
+        self.weight = 1.0 if heuristic is None else weight
+        part = np.zeros(len(data["target"])) if heuristic is None else (1.0 - weight) * heuristic
+        self.heuristic = torch.from_numpy(part).float().to(on)
         theirs = net_margins(np.nan_to_num(data["target"].astype(np.float64)), scale)
         self.theirs = torch.from_numpy(theirs / tau).float().to(on)
 
