@@ -101,12 +101,13 @@ def _tile_search_over(version: int, key: str) -> Pinned:
                   (f"search(net={key})",))  # fmt: skip
 
 
-def _tile_net_with_tables(version: int, what: str, key: str, three: str) -> Pinned:
+def _tile_net_with_tables(version: int, what: str, key: str, tables: dict[int, str]) -> Pinned:
     """``tile-net-vN``: the shipped 2-player network ``key`` alone at 2 players, the table
-    network ``three`` at 3 (averaged as its file says), the table networks at 4-5."""
+    networks ``tables`` (file by number of players, each averaged as its file says) at
+    those tables, the shipped table networks at the others."""
     return Pinned(f"tile-net-v{version}", "carcassonne", what,
-                  (f"{key}.npz", three, *_TILE_TABLES, *_TILE_OBS), key,
-                  _shipped("make_tile_net", f"{key}.npz", table_files={3: three}))
+                  (f"{key}.npz", *tables.values(), *_TILE_TABLES, *_TILE_OBS), key,
+                  _shipped("make_tile_net", f"{key}.npz", table_files=tables))
 
 
 #: every pinned name, newest of each role last
@@ -128,12 +129,17 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
         4, "2 players: tile-net-v3's network fitted on the teacher games of both its steps, "
         "alone; 3 players: the table network its search, averaged with the heuristic, "
         "taught against greedy seats, averaged so; 4-5 as tile-net-v2",
-        "carcassonne_2p_expert4", "carcassonne_table_3p.npz"),
+        "carcassonne_2p_expert4", {3: "carcassonne_table_3p.npz"}),
     _tile_net_with_tables(
         5, "2 players as tile-net-v4; 3 players: tile-net-v4's table network fitted on its "
         "own search's games against greedy seats with a ranking term, averaged with the "
         "heuristic as its file says; 4-5 as tile-net-v2",
-        "carcassonne_2p_expert4", "carcassonne_table_3p_rank.npz"),
+        "carcassonne_2p_expert4", {3: "carcassonne_table_3p_rank.npz"}),
+    _tile_net_with_tables(
+        6, "2 players as tile-net-v4; 3 players: tile-net-v5's table network fitted the same "
+        "way on its own search's games against greedy seats, averaged with the heuristic as "
+        "its file says; 4-5 as tile-net-v2",
+        "carcassonne_2p_expert4", {3: "carcassonne_table_3p_rank2.npz"}),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
@@ -188,7 +194,7 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v5", "pretrained:search": "tile-search-v4",
+    "carcassonne": {"pretrained": "tile-net-v6", "pretrained:search": "tile-search-v4",
                     "search": "tile-search-v4", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
                      "search": "card-search-v2", "heuristic": "card-heuristic-v2"},

@@ -8,7 +8,7 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
   forward pass per decision): at 2 players expert iteration's network alone
-  (``carcassonne_2p_expert4.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v4`` and ``-v5``;
+  (``carcassonne_2p_expert4.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v4`` to ``-v6``;
   :func:`make_tile_net` builds it over any shipped 2-player network); bare ``search``
   (``tile-search-v4``) searches that network alone; ``blend(weight=W)`` and the searches with
   keys but no network (``tile-search-v2``) use the first network expert iteration taught
@@ -18,7 +18,7 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
   ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
   2-5 seats (``carcassonne_table.npz``, features ``table``; at 4 players that network
   fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`;
-  ``pretrained``, ``tile-net-v5``, plays the networks its search taught against greedy seats
+  ``pretrained``, ``tile-net-v6``, plays the networks its search taught against greedy seats
   where :data:`PRETRAINED_TABLE_FILES` has one), its margin averaged with the heuristic's
   too, except at 5 players without The Messages,
   where the 5-player observation network of ``pretrained-obs`` plays
@@ -66,11 +66,12 @@ TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
-#: the tables where ``pretrained`` (``tile-net-v5``) plays a table network of its own: at 3
-#: players ``tile-net-v4``'s (the network its search, averaged with the heuristic, taught
-#: against greedy seats, ``expert-loop --opponents greedy``) fitted on its own search's games
-#: with a ranking term (each file names its weight, the shipped one)
-PRETRAINED_TABLE_FILES = {3: "carcassonne_table_3p_rank.npz"}
+#: the tables where ``pretrained`` (``tile-net-v6``) plays a table network of its own: at 3
+#: players the network of two steps of its own search, averaged with the heuristic, teaching
+#: against greedy seats (``expert-loop --opponents greedy``), each fitted with a ranking term
+#: (``tile-net-v5`` plays the first step's, ``carcassonne_table_3p_rank.npz``; each file names
+#: its weight, the shipped one)
+PRETRAINED_TABLE_FILES = {3: "carcassonne_table_3p_rank2.npz"}
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
 # docs/research/2026-11-26-tile-observation-tables.md): at 3 players the 2-player network
@@ -156,7 +157,7 @@ def make_tile_net(two_player_file: str, seed: int | None = None,
     ``carcassonne_2p_expert3.npz``, ``tile-net-v4``: ``carcassonne_2p_expert4.npz``); at 3-5
     players the table networks averaged with the heuristic at their shipped weights (at 5
     without The Messages the observation network), ``table_files``: the shipped table
-    network of those numbers of players instead (``tile-net-v4``'s and ``-v5``'s)."""
+    network of those numbers of players instead (``tile-net-v4``'s to ``-v6``'s)."""
     two = load_value_net(shipped_file(two_player_file))
     table = table_network()
     if table is not None:

@@ -98,8 +98,9 @@ def add_expert_iteration_parser(sub) -> None:
         choices=("search", "blend"),
         default="search",
         help="what the network learns: the search's values (played alone), or the values "
-        "whose average with the heuristic are the search's (played averaged, as "
-        "pretrained:blend=0.75 plays; default: search)",
+        "whose average with the heuristic are the search's (played averaged at the share "
+        "the --init-model's file names, as the loop's teacher played it; 0.75 where it names "
+        "none; default: search)",
     )
     p.add_argument("--more-positions", type=Path, nargs="+", default=[], metavar="FOLDER",
                    help="folders of earlier teacher games fitted on as well (not played; "
@@ -192,14 +193,18 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         return 0
     if args.game == "cardcassonne":
         return _fit_card(args, learning_rate, teacher)
+    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
     from carcassonne_rl.training.expert_iteration.finetune import finetune
+    from carcassonne_rl.training.expert_iteration.loop import teacher_weight
 
     reports: list[dict] = []
+    init = args.init_model or network  # the teacher's network: its share of the average
+    weight = teacher_weight(None if init is None else str(init)) or NETWORK_2P_WEIGHT
     try:
         data = load_positions(args.positions, *args.more_positions, games=args.games or None,
                               seed=args.seed)  # fmt: skip
         net, _ = finetune(
-            data, args.init_model or network, args.epochs,
+            data, init, args.epochs, weight=weight,
             learning_rate=learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,

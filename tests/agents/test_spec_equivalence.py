@@ -264,6 +264,41 @@ ROWS = [
         TILE,
         "search(candidates=4, samples=4, net=carcassonne_table_3p)",
     ),
+    (
+        "pretrained:search=4:4@carcassonne_rl/agents/pretrained_models/carcassonne_table_3p_rank.npz",
+        TILE,
+        "search(candidates=4, samples=4, net=carcassonne_table_3p_rank)",
+    ),
+    (
+        "policy:carcassonne_rl/agents/pretrained_models/carcassonne_table_3p_rank.npz",
+        TILE,
+        "policy(model=carcassonne_table_3p_rank)",
+    ),
+    (
+        "policy:runs/loop3i/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop3i/iteration_0/network.npz)",
+    ),
+    (
+        "policy:runs/loop4h/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop4h/iteration_0/network.npz)",
+    ),
+    (
+        "pretrained:blend=0.6@carcassonne_table_3p_rank.npz",
+        TILE,
+        "blend(weight=0.6, net=carcassonne_table_3p_rank)",
+    ),
+    (
+        "pretrained:blend=0.75@carcassonne_table_3p_rank2.npz",
+        TILE,
+        "blend(weight=0.75, net=carcassonne_table_3p_rank2)",
+    ),
+    (
+        "pretrained:search=4:4@runs/table_greedy_blend06.npz",
+        TILE,
+        "search(candidates=4, samples=4, net=runs/table_greedy_blend06.npz)",
+    ),
     ("policy:runs/obs_dagger/dagger.npz", TILE, "policy(path=runs/obs_dagger/dagger.npz)"),
     ("policy:runs/obs_soft/imitation.npz", TILE, "policy(path=runs/obs_soft/imitation.npz)"),
     ("policy:runs/obs_soft/ppo_20k.npz", TILE, "policy(path=runs/obs_soft/ppo_20k.npz)"),
@@ -505,7 +540,7 @@ def _copy_source(path: str) -> str | None:
         return "carcassonne_obs.npz"
     if any(w in path for w in ("t5g", "table_w", "loop35", "loop3/", "net_80", "g253", "g402",
                                "g600", "g800", "table_", "loop3g", "loop3h",
-                               "loop4g")):  # fmt: skip
+                               "loop3i", "loop4g", "loop4h")):  # fmt: skip
         return "carcassonne_table_greedy.npz"
     return "carcassonne_2p_expert.npz"
 

@@ -131,10 +131,12 @@ def test_network_search_reads_the_table_features() -> None:
 
 def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
     """... expert iteration's 2-player network alone at 2 players (its values: tests/agents/
-    test_blend.py), the table network averaged with the heuristic beyond 2 players with The
-    Messages (without them: tests/agents/test_tile_obs_policy.py)."""
+    test_blend.py), a table network averaged with the heuristic beyond 2 players with The
+    Messages (at 3 players its own, :data:`PRETRAINED_TABLE_FILES`; without them:
+    tests/agents/test_tile_obs_policy.py)."""
     from carcassonne_rl.agents.pretrained import (
         PRETRAINED_2P_FILE,
+        PRETRAINED_TABLE_FILES,
         TABLE_MODEL_FILE,
         model_dir,
         shipped_file,
@@ -143,8 +145,9 @@ def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond
 
     two = load_value_net(shipped_file(PRETRAINED_2P_FILE))
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
+    three = load_value_net(model_dir() / PRETRAINED_TABLE_FILES[3])  # its own at 3, any set
     assert net_feature_set(two) == "two_player" and net_feature_set(table) == "table"
-    cases = ((2, (), two), (3, ("messages",), table), (5, ("messages", "labyrinth"), table))
+    cases = ((2, (), two), (3, ("messages",), three), (5, ("messages", "labyrinth"), table))
     for players, expansions, net in cases:
         s = _midgame(players, expansions, turns=20, seed=players)
         shipped = make_agent("pretrained", "carcassonne", seed=4)
@@ -216,7 +219,8 @@ def test_a_blend_with_a_weight_per_table_plays_each_tables_weight() -> None:
 def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> None:
     """``pretrained`` (and ``pretrained:blend``, ``pretrained:search``) plays the table network
     fine-tuned with greedy seats at 4 players and the table network elsewhere (``pretrained``,
-    ``tile-net-v5``: its own table network at 3 players, ``tile-net-v4`` another; ``tile-net-v3``
+    ``tile-net-v6``: its own table network at 3 players, ``tile-net-v5`` and ``-v4`` others;
+    ``tile-net-v3``
     the table network);
     ``@PATH``
     naming the table network replays the rows measured before: it then plays that file at
@@ -233,10 +237,12 @@ def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> No
 
     first = load_value_net(model_dir() / TABLE_MODEL_FILE)
     tuned = load_value_net(model_dir() / "carcassonne_table_greedy.npz")
-    three = load_value_net(model_dir() / "carcassonne_table_3p_rank.npz")
+    three = load_value_net(model_dir() / "carcassonne_table_3p_rank2.npz")
+    v5 = load_value_net(model_dir() / "carcassonne_table_3p_rank.npz")
     v4 = load_value_net(model_dir() / "carcassonne_table_3p.npz")
     assert three.meta["heuristic_blend"] == PRETRAINED_TABLE_WEIGHTS[3]
     assert v4.meta["heuristic_blend"] == PRETRAINED_TABLE_WEIGHTS[3]
+    assert v5.meta["heuristic_blend"] == PRETRAINED_TABLE_WEIGHTS[3]
     assert TABLE_MODEL_FILES == {4: "carcassonne_table_greedy.npz"}
     assert net_feature_set(first) == net_feature_set(tuned) == "table"
     x = np.random.default_rng(0).normal(size=(4, first.inputs)).astype(np.float32)
@@ -247,8 +253,9 @@ def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> No
     cases = (
         (4, "pretrained", BlendedAgent(tuned, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v3", BlendedAgent(first, PRETRAINED_TABLE_WEIGHTS, seed=2)),
-        # tile-net-v5 (pretrained) plays its own table network at 3 players, averaged at 0.75
+        # tile-net-v6 (pretrained) plays its own table network at 3 players, averaged at 0.75
         (3, "pretrained", BlendedAgent(three, PRETRAINED_TABLE_WEIGHTS, seed=2)),
+        (3, "tile-net-v5", BlendedAgent(v5, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v4", BlendedAgent(v4, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (4, "pretrained:blend=0.6", BlendedAgent(tuned, 0.6, seed=2)),
         (4, old, BlendedAgent(first, 0.6, seed=2)),

@@ -300,6 +300,31 @@ def test_a_tile_fit_takes_more_folders(tmp_path, capsys) -> None:
     assert load_value_net(out).meta["expert_iteration"]["rows"] == searched
 
 
+def test_a_blend_fit_takes_the_share_the_init_model_names(tmp_path) -> None:
+    """``--target blend`` fits the values whose average at the init model's share (its file's
+    ``heuristic_blend``, as the loop's teacher played it) is the search's: the file the
+    command writes is the fit at that share, not at the 2-player default."""
+    from carcassonne_rl.training.export import set_blend
+
+    folder = tmp_path / "games"
+    assert collect(folder, 2, TEACHER, 1, placements=5, keep=3) == 2
+    init = tmp_path / "init.npz"
+    load_value_net(pretrained_path("carcassonne")).save(init)
+    set_blend(init, 0.6)
+    out = tmp_path / "fit.npz"
+    assert main(["expert-iteration", str(folder), "--games", "0", "--init-model", str(init),
+                 "--target", "blend", "--epochs", "1", "--validation", "0", "--batch-size", "8",
+                 "--learning-rate", "1e-3", "--out", str(out), "--log", str(tmp_path / "log")]) == 0
+    fitted = load_value_net(out)
+    assert fitted.meta["heuristic_blend"] == 0.6
+    data = load_positions(folder)
+    x = data["x"][:16]
+    fits = {w: finetune(data, init, 1, learning_rate=1e-3, batch_size=8, validation=0.0,
+                        target_kind="blend", weight=w)[0] for w in (0.6, NETWORK_2P_WEIGHT)}
+    np.testing.assert_allclose(fitted.forward(x), fits[0.6].forward(x), rtol=1e-5, atol=1e-6)
+    assert not np.allclose(fitted.forward(x), fits[NETWORK_2P_WEIGHT].forward(x), atol=1e-4)
+
+
 def test_placement_groups_keep_placements_with_two_searched_options() -> None:
     data = {"decision": np.array([0, 0, 0, 1, 1, 2, 2, 2, 3]),
             "target": np.array([0.1, np.nan, 0.2, 0.3, np.nan, 0.1, 0.2, 0.3, 0.4])}
