@@ -199,8 +199,8 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
 
     reports: list[dict] = []
     init = args.init_model or network  # the teacher's network: its share of the average
-    weight = teacher_weight(None if init is None else str(init)) or NETWORK_2P_WEIGHT
     try:
+        weight = teacher_weight(None if init is None else str(init)) or NETWORK_2P_WEIGHT
         data = load_positions(args.positions, *args.more_positions, games=args.games or None,
                               seed=args.seed)  # fmt: skip
         net, _ = finetune(

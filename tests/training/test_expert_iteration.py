@@ -250,6 +250,17 @@ def test_user_errors_are_one_line(tmp_path, capsys, argv, message) -> None:
     assert len(err.strip().splitlines()) == 1
 
 
+def test_an_init_model_that_is_no_value_network_is_one_line(tmp_path, capsys) -> None:
+    from carcassonne_rl.agents.pretrained import model_dir
+
+    obs = model_dir() / "carcassonne_obs.npz"  # a policy network, not a value network
+    code = main(["expert-iteration", str(tmp_path / "pos"), "--games", "0", "--tables", "3",
+                 "--init-model", str(obs), "--target", "blend", "--out", str(tmp_path / "m.npz")])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds no layers" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m.npz").exists()
+
+
 def test_the_shipped_distilled_network_plays_alone_from_its_file() -> None:
     from carcassonne_rl.agents.pretrained import model_dir, model_info
 
