@@ -193,18 +193,14 @@ def run_expert_iteration(args: argparse.Namespace) -> int:
         return 0
     if args.game == "cardcassonne":
         return _fit_card(args, learning_rate, teacher)
-    from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
     from carcassonne_rl.training.expert_iteration.finetune import finetune
-    from carcassonne_rl.training.expert_iteration.loop import teacher_weight
 
     reports: list[dict] = []
-    init = args.init_model or network  # the teacher's network: its share of the average
     try:
-        weight = teacher_weight(None if init is None else str(init)) or NETWORK_2P_WEIGHT
         data = load_positions(args.positions, *args.more_positions, games=args.games or None,
                               seed=args.seed)  # fmt: skip
         net, _ = finetune(
-            data, init, args.epochs, weight=weight,
+            data, args.init_model or network, args.epochs,
             learning_rate=learning_rate, batch_size=args.batch_size,
             validation=args.validation, anchor_weight=args.anchor_weight,
             target_kind=args.target, seed=args.seed,

@@ -78,7 +78,8 @@ def test_tile_agents_ignore_the_draw_order(spec: str, expansions: tuple[str, ...
 
 @pytest.mark.parametrize(
     "spec",
-    ["pretrained", "tile-net-v4", "tile-net-v3", "pretrained:blend=0.6",
+    ["pretrained", "tile-net-v6", "tile-net-v5", "tile-net-v4", "tile-net-v3",
+     "pretrained:blend=0.6",
      "pretrained:blend=0.75@carcassonne_table_expert.npz"],
 )
 @pytest.mark.parametrize(

@@ -254,6 +254,7 @@ def test_an_init_model_that_is_no_value_network_is_one_line(tmp_path, capsys) ->
     from carcassonne_rl.agents.pretrained import model_dir
 
     obs = model_dir() / "carcassonne_obs.npz"  # a policy network, not a value network
+    assert collect(tmp_path / "pos", 1, TEACHER, 1, placements=5, keep=3) == 1
     code = main(["expert-iteration", str(tmp_path / "pos"), "--games", "0", "--tables", "3",
                  "--init-model", str(obs), "--target", "blend", "--out", str(tmp_path / "m.npz")])
     err = capsys.readouterr().err

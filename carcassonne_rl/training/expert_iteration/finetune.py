@@ -122,7 +122,7 @@ def finetune(
     validation: float = 0.1,
     anchor_weight: float = 0.0,
     target_kind: str = "search",
-    weight: float = NETWORK_2P_WEIGHT,
+    weight: float | None = None,
     seed: int = 0,
     on_epoch: Callable[[int, dict], None] | None = None,
     device: str = "cpu",
@@ -132,7 +132,9 @@ def finetune(
     """The network of ``init_model`` (a path or a shipped file's name; None: the shipped
     2-player network) fine-tuned toward the search's expectations of ``data``
     (``positions.load_positions``); the report of the last epoch (epoch 0: the network
-    before fine-tuning). ``device``: torch's device of the fit (``cpu``, ``cuda``, ...).
+    before fine-tuning). ``weight``: the network's share of the heuristic average (None: the
+    one ``init_model``'s file names, as the teacher played it; 0.75 where it names none).
+    ``device``: torch's device of the fit (``cpu``, ``cuda``, ...).
     ``rank_weight`` and ``rank_tau``: the ranking term (module doc; 0: none)."""
     import torch
 
@@ -157,6 +159,8 @@ def finetune(
     on = torch.device(resolve_device(device))
     model.to(on)
     scale = config.value_scale
+    if weight is None:
+        weight = float(net.meta.get("heuristic_blend", NETWORK_2P_WEIGHT))
     target = fit_targets(data, target_kind, weight, scale)
     heuristic = heuristic_margins_of(data, weight, scale) if target_kind == "blend" else None
     held = split_games(data, validation, seed)

@@ -258,12 +258,9 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
         done = {"rows": report["train_rows"], "decisions": int(len(set(data["decision"]))),
                 "games": int(data["files"])}  # fmt: skip
     else:
-        from carcassonne_rl.agents.tile.blend import NETWORK_2P_WEIGHT
-
         from .finetune import finetune
 
-        weight = teacher_weight(network)
-        if config.target == "blend" and weight is None:
+        if config.target == "blend" and teacher_weight(network) is None:
             raise ValueError("target blend needs a teacher averaged with the heuristic; "
                              f"{network} plays alone")  # fmt: skip
         data = load_games(files)
@@ -271,7 +268,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
             data, network, config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
             validation=config.validation, anchor_weight=config.anchor_weight,
-            target_kind=config.target, weight=weight or NETWORK_2P_WEIGHT, seed=seed,
+            target_kind=config.target, seed=seed,
             on_epoch=epoch_done, device=device,
         )  # fmt: skip
         done = {"rows": report["train_rows"], "placements": int(len(set(data["decision"]))),
