@@ -285,6 +285,21 @@ ROWS = [
         "policy(path=runs/loop4h/iteration_0/network.npz)",
     ),
     (
+        "policy:runs/loop3j/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop3j/iteration_0/network.npz)",
+    ),
+    (
+        "policy:carcassonne_rl/agents/pretrained_models/carcassonne_table_3p_rank2.npz",
+        TILE,
+        "policy(model=carcassonne_table_3p_rank2)",
+    ),
+    (
+        "pretrained:search=4:4@carcassonne_rl/agents/pretrained_models/carcassonne_table_3p_rank2.npz",
+        TILE,
+        "search(candidates=4, samples=4, net=carcassonne_table_3p_rank2)",
+    ),
+    (
         "pretrained:blend=0.6@carcassonne_table_3p_rank.npz",
         TILE,
         "blend(weight=0.6, net=carcassonne_table_3p_rank)",
@@ -540,7 +555,7 @@ def _copy_source(path: str) -> str | None:
         return "carcassonne_obs.npz"
     if any(w in path for w in ("t5g", "table_w", "loop35", "loop3/", "net_80", "g253", "g402",
                                "g600", "g800", "table_", "loop3g", "loop3h",
-                               "loop3i", "loop4g", "loop4h")):  # fmt: skip
+                               "loop3i", "loop3j", "loop4g", "loop4h")):  # fmt: skip
         return "carcassonne_table_greedy.npz"
     return "carcassonne_2p_expert.npz"
 
