@@ -1,6 +1,7 @@
 """The arena with ``search(infer=heuristic)`` built with keys no spec names
-(``InferenceSearchAgent``'s ``top``, with :data:`TOP_TEMPERATURE`, ``factor``, ``temperature``
-and ``min_ess``, the effective sample size the tempered weights keep):
+(``InferenceSearchAgent``'s ``top``, with :data:`TOP_TEMPERATURE`, ``factor``, ``temperature``,
+``min_ess``, the effective sample size the tempered weights keep, and ``distinct=1``, the
+worlds searched drawn by weight without repeats, the spec key ``draw=distinct``):
 ``python benchmarks/card_inference/arena_variant.py KEYS ARENA-ARGUMENTS...``, KEYS such as
 ``top=3``, ``factor=3,top=3`` or ``factor=3,temperature=3`` (``factor``: the spec key
 ``pool``), runs ``carcassonne-rl ARENA-ARGUMENTS`` in this process (``--workers 1``) with
@@ -13,13 +14,15 @@ from carcassonne_rl.agents.card import inference
 from carcassonne_rl.cli.main import main
 
 keys = {k: float(v) for k, v in (kv.split("=") for kv in sys.argv[1].split(","))}
-if not set(keys) <= {"top", "factor", "temperature", "min_ess"}:
-    raise SystemExit(f"keys: top=K, factor=F, temperature=T, min_ess=E, got {sys.argv[1]!r}")
+if not set(keys) <= {"top", "factor", "temperature", "min_ess", "distinct"}:
+    raise SystemExit(
+        f"keys: top=K, factor=F, temperature=T, min_ess=E, distinct=1, got {sys.argv[1]!r}"
+    )
 plain = inference.with_inference
 
 
-def with_keys(search, model, factor=inference.FACTOR):
-    agent = plain(search, model, int(keys.get("factor", factor)))
+def with_keys(search, model, factor=inference.FACTOR, draw="resample"):
+    agent = plain(search, model, int(keys.get("factor", factor)), draw)
     if model != "heuristic" or not isinstance(agent, inference.InferenceSearchAgent):
         return agent
     if keys.get("top"):
@@ -27,6 +30,8 @@ def with_keys(search, model, factor=inference.FACTOR):
         agent.temperature = inference.TOP_TEMPERATURE["heuristic"]
     agent.temperature = keys.get("temperature", agent.temperature)
     agent.min_ess = keys.get("min_ess", agent.min_ess)
+    if keys.get("distinct"):
+        agent.draw = "distinct"
     return agent
 
 

@@ -11,12 +11,14 @@ import pytest
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 from carcassonne_rl.agents.card.inference import (
+    DRAWS,
     TEMPERATURE,
     TOP_EPS,
     TOP_TEMPERATURE,
     InferenceSearchAgent,
     Move,
     RoundLog,
+    draw_distinct,
     ess,
     heuristic_values,
     log_choice,
@@ -24,6 +26,7 @@ from carcassonne_rl.agents.card.inference import (
     resample,
     tempered,
     undo,
+    with_inference,
 )
 from carcassonne_rl.agents.card.search import CardSearchAgent
 from carcassonne_rl.games.cardcassonne import determinize, new_game, redeal_unseen, view
@@ -173,6 +176,47 @@ def _to_decision(seed: int, round_: int):
             if seen == 3:
                 return s
         s.apply_code(agents[p].act(s, p))
+
+
+def test_distinct_draw_has_no_repeats_and_follows_the_weights():
+    """``draw_distinct``: ``count`` different indices, zero weights last; one draw of one
+    index is a draw from the weights (the Gumbel-max trick), checked by its frequencies."""
+    weights = np.array([0.5, 0.0, 0.2, 0.3, 0.0])
+    picks = draw_distinct(weights, 3, random.Random(0))
+    assert sorted(picks) == [0, 2, 3]
+    assert draw_distinct(weights, 5, random.Random(1))[3:] == [1, 4]
+    rng = random.Random(2)
+    counts = np.bincount([draw_distinct(weights, 1, rng)[0] for _ in range(4000)], minlength=5)
+    assert counts[1] == counts[4] == 0
+    assert np.abs(counts / 4000 - weights).max() < 0.03
+    assert set(DRAWS) == {"resample", "distinct"} and DRAWS["resample"] is resample
+
+
+def test_distinct_draw_searches_different_worlds():
+    """``draw="distinct"``: the worlds searched at a decision with evidence are different
+    candidates (resampling repeats some); another draw is one clear error."""
+    state = _to_decision(3, 2)
+    agents = {}
+    for draw in ("resample", "distinct"):
+        search = make_agent("search(base=heuristic, worlds=8, candidates=2, infer=heuristic)",
+                            CARD, seed=5)  # fmt: skip
+        agents[draw] = agent = with_inference(search, "heuristic", 2, draw)
+        assert isinstance(agent, InferenceSearchAgent) and agent.draw == draw
+        s, counts = new_game(state.config, state.card_order), []
+        for code in state.history:
+            if s.current_player == 0:
+                agent.act(s, 0)
+                worlds = agent.draw_worlds(view(s, 0), 0)
+                if agent.last_inference["evidence"]:
+                    counts.append(len({id(w) for w in worlds}))
+            s.apply_code(code)
+        assert len(counts) >= 5
+        if draw == "distinct":
+            assert counts == [8] * len(counts)
+        else:
+            assert min(counts) < 8
+    with pytest.raises(ValueError, match=r"the draw must be one of resample, distinct"):
+        InferenceSearchAgent(agents["resample"].base_factory, model="heuristic", draw="often")
 
 
 @pytest.mark.parametrize("spec", [SMALL, "card-search-v2"])

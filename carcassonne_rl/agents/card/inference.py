@@ -12,14 +12,16 @@ probability is ``softmax(value / T)`` over its legal options, ``value`` the mode
 points of each option from that seat's view of the wound-back world (``model``: ``policy``,
 the search's base policy, the network's afterstate values for ``pretrained:search``;
 ``heuristic``, the card heuristic's projected margins). ``W`` worlds are then resampled by
-weight (systematic resampling, :func:`resample`); when the weights degenerate (effective
-sample size below ``min_ess``) they are tempered, ``w ** a`` with the largest ``a`` in [0, 1]
-that reaches it (``a = 0``: uniform). The temperatures (:data:`TEMPERATURE`) are fitted by
-maximum likelihood on recorded ``card-search-v1`` self-play games
-(:func:`.inference_fit.fit_temperature`, ``python -m
+weight (systematic resampling, :func:`.inference_draw.resample`); when the weights
+degenerate (effective sample size below ``min_ess``) they are tempered, ``w ** a`` with the
+largest ``a`` in [0, 1] that reaches it (``a = 0``: uniform). The temperatures
+(:data:`TEMPERATURE`) are fitted by maximum likelihood on recorded ``card-search-v1``
+self-play games (:func:`.inference_fit.fit_temperature`, ``python -m
 carcassonne_rl.agents.card.inference_fit FOLDER``).
 
-The spec key ``pool`` sets ``factor`` (default 2). With ``top = K`` (not the default, no
+The spec key ``pool`` sets ``factor`` (default 2). With ``draw = "distinct"`` (not the
+default, no spec key) the ``W`` worlds are drawn by weight without repeats instead
+(:func:`.inference_draw.draw_distinct`). With ``top = K`` (not the default, no
 spec key) the other seat's choice is modelled among its
 ``K`` best options by the model's values (:func:`log_choice`; :data:`TOP_TEMPERATURE`), as a
 search over the heuristic's ``K`` best would choose.
@@ -40,7 +42,6 @@ weights depend on the seat's views only, so equal views give equal decisions.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,7 @@ import numpy as np
 
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent, CardHeuristicWeights
 from carcassonne_rl.agents.card.heuristic_kernels import weights_array
+from carcassonne_rl.agents.card.inference_draw import DRAWS, draw_distinct, ess, resample, tempered
 from carcassonne_rl.agents.card.search import DEFAULT_FUTURE, CardSearchAgent, Leaf
 from carcassonne_rl.agents.card.value import MARGIN_SCALE
 from carcassonne_rl.games.cardcassonne import RULES, determinize, view
@@ -264,42 +266,6 @@ def log_likelihood(world: Any, moves: Sequence[Move], me: int, values: Values,
     return total
 
 
-def ess(weights: np.ndarray) -> float:
-    """The effective sample size ``(sum w)^2 / sum w^2``."""
-    total = float(weights.sum())
-    return total * total / float((weights * weights).sum()) if total > 0 else 0.0
-
-
-def tempered(log_w: np.ndarray, min_ess: float) -> tuple[np.ndarray, float]:
-    """``(weights, a)``: ``exp(a * log_w)`` normalised with the largest ``a`` in [0, 1] whose
-    effective sample size is at least ``min_ess`` (``a = 1``: the weights themselves; 0:
-    uniform, also when no weight is finite)."""
-    finite = np.isfinite(log_w)
-    if not finite.any():
-        return np.full(len(log_w), 1.0 / len(log_w)), 0.0
-    lw = np.where(finite, log_w - log_w[finite].max(), -np.inf)
-
-    def at(a: float) -> np.ndarray:
-        w = np.exp(a * lw) if a > 0 else finite.astype(np.float64)
-        return w / w.sum()
-
-    if ess(at(1.0)) >= min_ess:
-        return at(1.0), 1.0
-    lo, hi = 0.0, 1.0
-    for _ in range(20):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if ess(at(mid)) >= min_ess else (lo, mid)
-    return at(lo), lo
-
-
-def resample(weights: np.ndarray, count: int, rng: random.Random) -> list[int]:
-    """``count`` indices drawn by systematic resampling of the normalised ``weights``."""
-    edges = np.cumsum(weights)
-    edges[-1] = 1.0
-    start = rng.random() / count
-    return [int(np.searchsorted(edges, start + i / count, side="right")) for i in range(count)]
-
-
 class InferenceSearchAgent(CardSearchAgent):
     """The card search with its worlds resampled by the other seat's play (module doc)."""
 
@@ -318,11 +284,14 @@ class InferenceSearchAgent(CardSearchAgent):
         batched: bool = True,
         top: int = 0,
         eps: float = TOP_EPS,
+        draw: str = "resample",
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"the inference model must be one of {', '.join(MODELS)}: {model!r}")
         if factor < 1:
             raise ValueError(f"the candidate factor must be >= 1, got {factor}")
+        if draw not in DRAWS:
+            raise ValueError(f"the draw must be one of {', '.join(DRAWS)}: {draw!r}")
         super().__init__(base_factory, worlds, seed, candidates, horizon, future, batched)
         if top < 0 or not 0.0 <= eps < 1.0:
             raise ValueError(f"top must be >= 0 and eps in [0, 1), got {top} and {eps}")
@@ -333,6 +302,7 @@ class InferenceSearchAgent(CardSearchAgent):
         if not 0.0 < self.temperature < math.inf:
             raise ValueError(f"the temperature must be > 0, got {temperature}")
         self.factor = factor
+        self.draw = draw
         self.min_ess = MIN_ESS_SHARE * worlds if min_ess is None else float(min_ess)
         self.values = policy_values(self.base) if model == "policy" else heuristic_values()
         self.log = RoundLog()
@@ -370,7 +340,7 @@ class InferenceSearchAgent(CardSearchAgent):
         weights, power = tempered(log_w, self.min_ess)
         self.last_inference = {"evidence": evidence, "candidates": len(pool),
                                "ess": ess(weights), "power": power}  # fmt: skip
-        picks = resample(weights, self.worlds, self.rng)
+        picks = DRAWS[self.draw](weights, self.worlds, self.rng)
         return [pool[i] for i in picks]
 
     def log_weights(self, pool: list[Any], moves: Sequence[Move], me: int) -> np.ndarray:
@@ -409,18 +379,21 @@ class InferenceSearchAgent(CardSearchAgent):
         return got
 
 
-def with_inference(search: CardSearchAgent, model: str | None,
-                   factor: int = FACTOR) -> CardSearchAgent:  # fmt: skip
+def with_inference(search: CardSearchAgent, model: str | None, factor: int = FACTOR,
+                   draw: str = "resample") -> CardSearchAgent:  # fmt: skip
     """``search`` with inference by ``model`` from ``factor`` candidate worlds per world
-    searched (the spec key ``pool``; ``model`` None: ``search`` itself)."""
+    searched (the spec key ``pool``), the worlds searched drawn by ``draw`` (the spec key
+    ``draw``; ``model`` None: ``search`` itself)."""
     if model is None:
         return search
     return InferenceSearchAgent(search.base_factory, search.worlds, search.seed,
                                 search.candidates, search.horizon, search.future,
-                                model, factor=factor, batched=search.batched)  # fmt: skip
+                                model, factor=factor, batched=search.batched,
+                                draw=draw)  # fmt: skip
 
 
 __all__ = [
+    "DRAWS",
     "MODELS",
     "TEMPERATURE",
     "TOP_EPS",
@@ -429,6 +402,7 @@ __all__ = [
     "Move",
     "RoundLog",
     "ess",
+    "draw_distinct",
     "log_choice",
     "heuristic_values",
     "log_likelihood",
