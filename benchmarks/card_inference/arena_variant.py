@@ -1,7 +1,7 @@
 """The arena with ``search(infer=heuristic)`` built with keys no spec names
 (``InferenceSearchAgent``'s ``top``, with :data:`TOP_TEMPERATURE`, ``factor``, ``temperature``,
 ``min_ess``, the effective sample size the tempered weights keep, and ``distinct=1``, the
-worlds searched drawn by weight without repeats, the spec key ``draw=distinct``):
+worlds searched drawn by weight without repeats, ``draw="distinct"``):
 ``python benchmarks/card_inference/arena_variant.py KEYS ARENA-ARGUMENTS...``, KEYS such as
 ``top=3``, ``factor=3,top=3`` or ``factor=3,temperature=3`` (``factor``: the spec key
 ``pool``), runs ``carcassonne-rl ARENA-ARGUMENTS`` in this process (``--workers 1``) with

@@ -1,8 +1,8 @@
 """Diagnostic: what a seat's face-down card says about its kind (2 players).
 
 On recorded games (``record_selfplay.py``), at every face-down play: the class of the card
-played (person 1-3, building or animal, of the row's colour ``=`` or another ``x``; each
-joker) against the class the other seat's uniform prior expects there (its unseen cards,
+played (person 1-3, building ``H`` or animal ``A``, of the row's colour ``=`` or another
+``x``; each joker) against the class the other seat's uniform prior expects there (its unseen cards,
 the face-down card among them). Per class one JSON line: plays ``n``, the uniform
 expectation ``expected`` and their ratio (the likelihood ratio a world would be weighted by).
 Then one summary line: the information a face-down card gives about its class (nats, the
@@ -19,20 +19,19 @@ from collections import Counter
 from pathlib import Path
 
 from carcassonne_rl.games.cardcassonne import load_json, new_game, view
-from carcassonne_rl.games.cardcassonne.actions import PLAY_UP
-from carcassonne_rl.games.cardcassonne.cards import KIND_COLOUR, NUM_KINDS
+from carcassonne_rl.games.cardcassonne.actions import ACTIONS
+from carcassonne_rl.games.cardcassonne.cards import IS_JOKER, KIND_COLOUR, KIND_NAMES, NUM_KINDS
+from carcassonne_rl.games.cardcassonne.table import FACE_DOWN
 from carcassonne_rl.games.cardcassonne.unseen import unseen_counts
 from carcassonne_rl.games.cardcassonne.views import HIDDEN
 
-TYPES = ("P1", "P2", "P3", "H", "A")
-JOKERS = ("DR", "FA", "AJ", "BJ")
-
 
 def card_class(kind: int, row: int) -> str:
-    """The class of ``kind`` face down in ``row``."""
-    if kind >= 20:
-        return JOKERS[kind - 20]
-    return TYPES[kind % 5] + ("=" if KIND_COLOUR[kind] == row else "x")
+    """The class of ``kind`` face down in ``row``: a joker's name, else the type letter of its
+    notation (``1 2 3 H A``) and ``=`` (the row's colour) or ``x`` (misplaced)."""
+    if IS_JOKER[kind]:
+        return KIND_NAMES[kind]
+    return KIND_NAMES[kind][1] + ("=" if KIND_COLOUR[kind] == row else "x")
 
 
 def main(folder: Path) -> None:
@@ -47,16 +46,17 @@ def main(folder: Path) -> None:
             if s.phase == "turn":
                 p = s.current_player
                 other = 1 - p
-                if code < PLAY_UP:  # a face-down card: kind, row
+                action = ACTIONS[code]
+                if action.verb == "play" and action.face_down:
                     s.apply_code(code)
                     unseen = unseen_counts(view(s, other))
                     total = sum(unseen)
-                    seen[card_class(code // 4, code % 4)] += 1
+                    seen[card_class(action.card, action.row)] += 1
                     for k in range(NUM_KINDS):
-                        expected[card_class(k, code % 4)] += unseen[k] / total
+                        expected[card_class(k, action.row)] += unseen[k] / total
                     continue
                 v = view(s, p)
-                mark = HIDDEN + 32 * (other + 1)
+                mark = HIDDEN + FACE_DOWN * (other + 1)
                 down = sum(e == mark for row in v.rows for e in row)
                 old.append(down - (1 if v.played[other] else 0))
             s.apply_code(code)

@@ -11,14 +11,12 @@ import pytest
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 from carcassonne_rl.agents.card.inference import (
-    DRAWS,
     TEMPERATURE,
     TOP_EPS,
     TOP_TEMPERATURE,
     InferenceSearchAgent,
     Move,
     RoundLog,
-    draw_distinct,
     ess,
     heuristic_values,
     log_choice,
@@ -28,6 +26,7 @@ from carcassonne_rl.agents.card.inference import (
     undo,
     with_inference,
 )
+from carcassonne_rl.agents.card.inference_draw import DRAWS, draw_distinct
 from carcassonne_rl.agents.card.search import CardSearchAgent
 from carcassonne_rl.games.cardcassonne import determinize, new_game, redeal_unseen, view
 from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP

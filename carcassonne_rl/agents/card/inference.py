@@ -50,7 +50,7 @@ import numpy as np
 
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent, CardHeuristicWeights
 from carcassonne_rl.agents.card.heuristic_kernels import weights_array
-from carcassonne_rl.agents.card.inference_draw import DRAWS, draw_distinct, ess, resample, tempered
+from carcassonne_rl.agents.card.inference_draw import DRAWS, ess, resample, tempered
 from carcassonne_rl.agents.card.search import DEFAULT_FUTURE, CardSearchAgent, Leaf
 from carcassonne_rl.agents.card.value import MARGIN_SCALE
 from carcassonne_rl.games.cardcassonne import RULES, determinize, view
@@ -382,8 +382,8 @@ class InferenceSearchAgent(CardSearchAgent):
 def with_inference(search: CardSearchAgent, model: str | None, factor: int = FACTOR,
                    draw: str = "resample") -> CardSearchAgent:  # fmt: skip
     """``search`` with inference by ``model`` from ``factor`` candidate worlds per world
-    searched (the spec key ``pool``), the worlds searched drawn by ``draw`` (the spec key
-    ``draw``; ``model`` None: ``search`` itself)."""
+    searched (the spec key ``pool``), the worlds searched drawn by ``draw`` (a key of
+    :data:`.inference_draw.DRAWS`; ``model`` None: ``search`` itself)."""
     if model is None:
         return search
     return InferenceSearchAgent(search.base_factory, search.worlds, search.seed,
@@ -393,7 +393,6 @@ def with_inference(search: CardSearchAgent, model: str | None, factor: int = FAC
 
 
 __all__ = [
-    "DRAWS",
     "MODELS",
     "TEMPERATURE",
     "TOP_EPS",
@@ -402,7 +401,6 @@ __all__ = [
     "Move",
     "RoundLog",
     "ess",
-    "draw_distinct",
     "log_choice",
     "heuristic_values",
     "log_likelihood",
