@@ -10,6 +10,7 @@ from carcassonne_rl.games.cardcassonne.config import GameConfig
 
 out = Path(sys.argv[1])
 first, count = int(sys.argv[2]), int(sys.argv[3])
+out.mkdir(parents=True, exist_ok=True)
 for g in range(first, first + count):
     a = [make_agent("card-search-v1", "cardcassonne", 1000 * g + q) for q in (0, 1)]
     s = new_game(GameConfig(players=2, seed=10_000 + g))

@@ -144,7 +144,9 @@ KEYS: dict[str, dict[str, tuple[Key, ...]]] = {
     "policy": dict.fromkeys(_BOTH, (
         Key("path", "a model file or run folder saved by a trainer", None, _text),
         Key("model", "a shipped model: its models.json key or file name", None, _text))),
-    "cheat": {"cardcassonne": (Key("agent", "a card search spec", REQUIRED, _text),)},
+    "cheat": {"cardcassonne": (Key("agent", "a card search spec", REQUIRED, _text),
+                               Key("told", "float in [0, 1]: the share of the other seats' "
+                                   "hidden cards it reads, drawn each decision", 1.0, _weight))},
     "cheat-mcts": {"cardcassonne": (SIMS,)},
     "exploit": {"cardcassonne": (Key("target", "the frozen agent's spec", REQUIRED, _text),
                                  SIMS)},

@@ -354,7 +354,7 @@ def _build_named(text: str, family: str, v: dict[str, Any], net: Path | None, ga
         search = make_agent(v["agent"], game, seed)
         if not isinstance(search, CardSearchAgent):
             raise ValueError(f"bad spec {text!r}: cheat needs a card search, e.g. cheat(search)")
-        return CheatingCardSearchAgent(search, seed)
+        return CheatingCardSearchAgent(search, seed, v["told"])
     if family == "exploit":
         frozen = make_agent(v["target"], game, seed)
         return _build("carcassonne_rl.agents.card.probes:ExploitAgent")(frozen, v["sims"], seed)

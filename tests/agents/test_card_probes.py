@@ -125,3 +125,57 @@ def test_cheat_search_takes_a_card_search_only() -> None:
     agent = make_agent("cheat:pretrained:search=2:2:1:1@cardcassonne_dmc.npz", "cardcassonne")
     assert agent.name == "cheat:pretrained:search=2:2:1:1@cardcassonne_dmc.npz"
     assert agent.future == 1.0
+
+
+def _hidden(state, me: int) -> list[int]:
+    """The kinds hidden from seat ``me``: the pile, the other hands and face-down cards."""
+    start = len(state.card_order) - state.deck_size
+    out = list(state.card_order[start:])
+    for q in range(state.n):
+        if q != me:
+            out += [k for k, c in enumerate(state.hands[q]) for _ in range(c)]
+    out += [e & 31 for row in state.rows for e in row if e >= 32 and (e >> 5) - 1 != me]
+    return sorted(out)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_cheat_told_a_share_keeps_that_share_of_the_hidden_cards(players: int) -> None:
+    """``cheat(SEARCH, told=P)``: every world shows the seat its true view and holds the same
+    hidden cards; the kept ones are the true ones, and the share of the other hands a world
+    gets right grows from the uniform draw's (``told=0``, as ``determinize``'s) to all."""
+    right = {0.0: [0, 0], 0.5: [0, 0], 1.0: [0, 0]}
+    uniform = [0, 0]
+    for i, state in enumerate(_turn_positions(players, 11, 12)):
+        me = state.current_player
+        for told in right:
+            agent = make_agent(
+                f"cheat(search(base=heuristic, worlds=2, candidates=2), told={told})",
+                "cardcassonne",
+                i,
+            )
+            agent._state = state
+            worlds, seeds = agent.sample_worlds(view(state, me), me)
+            assert len(worlds) == len(seeds) == 2
+            for w in worlds:
+                assert view(w, me) == view(state, me)
+                assert _hidden(w, me) == _hidden(state, me)
+                for q in range(players):
+                    if q != me:
+                        right[told][0] += sum(map(min, w.hands[q], state.hands[q]))
+                        right[told][1] += state.hand_size[q]
+        for k in range(8):
+            w = determinize(state, me, random.Random(100 * i + k))
+            for q in range(players):
+                if q != me:
+                    uniform[0] += sum(map(min, w.hands[q], state.hands[q]))
+                    uniform[1] += state.hand_size[q]
+    share = {t: a / b for t, (a, b) in right.items()}
+    assert share[1.0] == 1.0
+    assert share[0.0] < 0.45 and abs(share[0.0] - uniform[0] / uniform[1]) < 0.12
+    assert share[0.0] + 0.15 < share[0.5] < 0.9
+
+
+def test_told_must_be_a_share() -> None:
+    for bad in ("1.5", "-0.1", "half"):
+        with pytest.raises(ValueError, match="told"):
+            make_agent(f"cheat(card-search-v1, told={bad})", "cardcassonne")

@@ -9,7 +9,9 @@
 - :class:`CheatingCardSearchAgent` (``cheat:SEARCH``): the card search ``SEARCH``
   (``pretrained:search...`` or ``heuristic:search...``) whose worlds are the TRUE state, the
   pile reshuffled, as ``cheat-mcts`` does for ``mcts``: its edge over ``SEARCH`` bounds what
-  inference of the hidden cards could add to that search.
+  inference of the hidden cards could add to that search. ``cheat(SEARCH, told=P)`` is told
+  only a share ``P`` of them, each card drawn once a decision: what exact knowledge of a share
+  of the hidden cards is worth.
 - :class:`ExploitAgent` (``exploit:N:TARGET``): a best-response search against a frozen agent.
   The same ISMCTS over determinizations of the prober's own view (it never sees a hidden
   card), but inside each sampled world every other seat plays the move that ``TARGET`` picks
@@ -28,6 +30,9 @@ from carcassonne_rl.agents.card.mcts import CardMCTSAgent, fast_move
 from carcassonne_rl.agents.card.search import CardSearchAgent
 from carcassonne_rl.agents.common.mcts_core import best_code, search
 from carcassonne_rl.games.cardcassonne import determinize
+
+#: a row entry at or above this is a face-down card (owner ``(e >> 5) - 1``, kind ``e & 31``)
+FACE_DOWN = 32
 
 
 def reshuffled_pile(state: Any, rng: random.Random) -> Any:
@@ -71,11 +76,21 @@ class CheatingCardMCTSAgent(CardMCTSAgent):
 class CheatingCardSearchAgent(CardSearchAgent):
     """``cheat:SEARCH``: the card search ``search`` (same base policy, worlds, candidates,
     horizon and leaf) with every world the TRUE state, the pile reshuffled; it reads hidden
-    information on purpose. Not a twin-test agent: ``act`` keeps the full state."""
+    information on purpose. Not a twin-test agent: ``act`` keeps the full state.
 
-    def __init__(self, search: CardSearchAgent, seed: int | None = None) -> None:
+    With ``told`` below 1 (``cheat(SEARCH, told=P)``) it is told only a share of the hidden
+    cards: each of the other seats' hand cards and face-down cards is kept at its true kind
+    with probability ``told``, drawn once a decision, and the rest, with the pile, are drawn
+    uniformly from the cards it was not told in every world (``told = 0``: the worlds of
+    ``search`` itself, drawn from the true state)."""
+
+    def __init__(self, search: CardSearchAgent, seed: int | None = None,
+                 told: float = 1.0) -> None:  # fmt: skip
         super().__init__(search.base_factory, search.worlds, seed, search.candidates,
                          search.horizon, search.future)  # fmt: skip
+        if not 0.0 <= told <= 1.0:
+            raise ValueError(f"told must be in [0, 1], got {told}")
+        self.told = told
         self._state: Any = None
 
     def act(self, state: Any, player: int) -> int:
@@ -87,6 +102,65 @@ class CheatingCardSearchAgent(CardSearchAgent):
 
     def sample_world(self, v: Any, me: int) -> Any:
         return reshuffled_pile(self._state, self.rng)
+
+    def sample_worlds(self, v: Any, me: int) -> tuple[list[Any], list[int]]:
+        if self.told >= 1.0:
+            return super().sample_worlds(v, me)
+        told = self._told(self._state, me)
+        worlds = [partly_told(self._state, me, told, self.rng) for _ in range(self.worlds)]
+        seeds = [self.rng.randrange(1 << 30) for _ in worlds]
+        return worlds, seeds
+
+    def _told(self, s: Any, me: int) -> Told:
+        """The hidden cards of this decision's worlds: per other seat the kinds of the hand
+        cards kept, and the (row, index) of the face-down cards kept."""
+        hands = {}
+        for q in range(s.n):
+            if q != me:
+                cards = [k for k, c in enumerate(s.hands[q]) for _ in range(c)]
+                hands[q] = [k for k in cards if self.rng.random() < self.told]
+        downs = {(r, i) for r, row in enumerate(s.rows) for i, e in enumerate(row)
+                 if _hidden_from(e, me) and self.rng.random() < self.told}  # fmt: skip
+        return hands, downs
+
+
+#: what a partly told world keeps: per other seat its hand cards' kinds, and face-down cards
+Told = tuple[dict[int, list[int]], set[tuple[int, int]]]
+
+
+def _hidden_from(e: int, me: int) -> bool:
+    """A row entry is a face-down card of another seat than ``me``."""
+    return e >= FACE_DOWN and (e >> 5) - 1 != me
+
+
+def partly_told(s: Any, me: int, told: Told, rng: random.Random) -> Any:
+    """A copy of ``s`` that keeps the hidden cards of ``told`` and draws the other seats'
+    other hand and face-down cards and the pile anew, uniformly from the cards not kept."""
+    hands, downs = told
+    w = s.clone()
+    start = w.setup_done + 1 if w.phase == "setup_joker" else len(w.card_order) - w.deck_size
+    pool = list(w.card_order[start:])
+    for q, keep in hands.items():
+        counts = list(w.hands[q])
+        for k in keep:
+            counts[k] -= 1
+        pool += [k for k, c in enumerate(counts) for _ in range(c)]
+    slots = [(r, i) for r, row in enumerate(w.rows) for i, e in enumerate(row)
+             if _hidden_from(e, me) and (r, i) not in downs]  # fmt: skip
+    pool += [w.rows[r][i] & 31 for r, i in slots]
+    rng.shuffle(pool)
+    for r, i in slots:
+        w.rows[r][i] = (w.rows[r][i] & ~31) | pool.pop()
+    for q, keep in hands.items():
+        h = [0] * len(w.hands[q])
+        for k in keep:
+            h[k] += 1
+        for _ in range(w.hand_size[q] - len(keep)):
+            h[pool.pop()] += 1
+        w.hands[q] = h
+    w.card_order = w.card_order[:start] + pool
+    w.replayable = False
+    return w
 
 
 class ExploitAgent(CardMCTSAgent):
