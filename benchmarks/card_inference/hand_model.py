@@ -32,17 +32,17 @@ from carcassonne_rl.agents.card.inference import (
     log_likelihood,
 )
 from carcassonne_rl.games.cardcassonne import NUM_KINDS, determinize, load_json, new_game, view
-from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
+from carcassonne_rl.games.cardcassonne.actions import ACTIONS
+from carcassonne_rl.games.cardcassonne.table import FACE_DOWN
 from carcassonne_rl.games.cardcassonne.unseen import unseen_counts
 
 K = NUM_KINDS
 
 
-def features(v, moves: list[tuple[int, int, int]]) -> np.ndarray:
+def features(v, moves: list[tuple[int, int, int]], unseen: np.ndarray) -> np.ndarray:
     """The seat's inputs: ``moves`` the other seat's this round as (kind or -1 face down,
-    row, follower 0/1)."""
+    row, follower 0/1), ``unseen`` the view's unseen cards per kind."""
     me, opp = v.player, 1 - v.player
-    unseen = np.array(unseen_counts(v), np.float32)
     x = [unseen / max(unseen.sum(), 1.0), unseen / 10.0]
     x.append(np.array(v.hand, np.float32) / 3.0)
     rows = np.zeros((4, K + 3), np.float32)
@@ -50,7 +50,7 @@ def features(v, moves: list[tuple[int, int, int]]) -> np.ndarray:
         for e in row:
             if e < 0:
                 rows[r, K + (0 if -e - 1 == me else 1)] += 1
-            elif e >= 32:
+            elif e >= FACE_DOWN:
                 rows[r, K + 2] += 1
             else:
                 rows[r, e & 31] += 1
@@ -98,16 +98,14 @@ def decisions(record: str, m: int = 0, rng: random.Random | None = None):
             if m and read:
                 lw = np.array([log_likelihood(w, read, p, HEURISTIC, TEMPERATURE["heuristic"])
                                for w in worlds])  # fmt: skip
-            yield (features(v, moves[1 - p]), np.array(s.hands[1 - p], np.float32),
-                   np.array(unseen_counts(v), np.float32), [w.hands[1 - p] for w in worlds],
-                   lw)  # fmt: skip
+            unseen = np.array(unseen_counts(v), np.float32)
+            yield (features(v, moves[1 - p], unseen), np.array(s.hands[1 - p], np.float32),
+                   unseen, [w.hands[1 - p] for w in worlds], lw)  # fmt: skip
         if s.phase == "turn":
-            if code >= FOLLOWER:
-                moves[p].append((-1, code - FOLLOWER, 1))
-            elif code >= PLAY_UP:
-                moves[p].append(((code - PLAY_UP) // 4, (code - PLAY_UP) % 4, 0))
-            else:
-                moves[p].append((-1, code % 4, 0))
+            a = ACTIONS[code]  # a card played (its kind face up, -1 face down) or the follower
+            follower = a.verb == "follower"
+            kind = -1 if follower or a.face_down else a.card
+            moves[p].append((kind, a.row, int(follower)))
         s.apply_code(code)
 
 

@@ -14,6 +14,7 @@ from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.card.probes import ExploitAgent, reshuffled_pile
 from carcassonne_rl.arena.match import Job, Setup, play_game
 from carcassonne_rl.games.cardcassonne import GameConfig, determinize, new_game, view
+from carcassonne_rl.games.cardcassonne.table import FACE_DOWN
 
 
 def _turn_positions(players: int, seed: int, count: int) -> list:
@@ -134,7 +135,7 @@ def _hidden(state, me: int) -> list[int]:
     for q in range(state.n):
         if q != me:
             out += [k for k, c in enumerate(state.hands[q]) for _ in range(c)]
-    out += [e & 31 for row in state.rows for e in row if e >= 32 and (e >> 5) - 1 != me]
+    out += [e & 31 for row in state.rows for e in row if e >= FACE_DOWN and (e >> 5) - 1 != me]
     return sorted(out)
 
 

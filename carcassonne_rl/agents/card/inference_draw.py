@@ -1,7 +1,7 @@
 """How the card inference turns its candidate worlds' log-likelihoods into the worlds searched:
 tempered importance weights (:func:`tempered`, :func:`ess`), then ``W`` worlds drawn by weight,
 with repeats (:func:`resample`, systematic resampling) or without (:func:`draw_distinct`,
-Gumbel top-k): :data:`DRAWS`, the spec key ``draw`` of the card ``search``."""
+Gumbel top-k): :data:`DRAWS`, by name (``InferenceSearchAgent(draw=...)``; no spec key)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def draw_distinct(weights: np.ndarray, count: int, rng: random.Random) -> list[i
     return sorted(range(len(weights)), key=lambda i: -keys[i])[:count]
 
 
-#: how the worlds searched are drawn from the weighted candidates (the spec key ``draw``)
+#: how the worlds searched are drawn from the weighted candidates, by name
 DRAWS = {"resample": resample, "distinct": draw_distinct}
 
 

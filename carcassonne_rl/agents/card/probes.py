@@ -30,16 +30,20 @@ from carcassonne_rl.agents.card.mcts import CardMCTSAgent, fast_move
 from carcassonne_rl.agents.card.search import CardSearchAgent
 from carcassonne_rl.agents.common.mcts_core import best_code, search
 from carcassonne_rl.games.cardcassonne import determinize
+from carcassonne_rl.games.cardcassonne.table import FACE_DOWN
 
-#: a row entry at or above this is a face-down card (owner ``(e >> 5) - 1``, kind ``e & 31``)
-FACE_DOWN = 32
+
+def _pile_start(s: Any) -> int:
+    """Where the pile starts in ``s.card_order``: the cards not dealt yet, after a pending
+    setup joker."""
+    return s.setup_done + 1 if s.phase == "setup_joker" else len(s.card_order) - s.deck_size
 
 
 def reshuffled_pile(state: Any, rng: random.Random) -> Any:
     """A copy of ``state`` with the pile (the cards not dealt yet, after a pending setup
     joker) in a fresh random order; hands and face-down cards stay the true ones."""
     s = state.clone()
-    start = s.setup_done + 1 if s.phase == "setup_joker" else len(s.card_order) - s.deck_size
+    start = _pile_start(s)
     rest = s.card_order[start:]
     rng.shuffle(rest)
     s.card_order = s.card_order[:start] + rest  # a new list: clones share the old one
@@ -138,7 +142,7 @@ def partly_told(s: Any, me: int, told: Told, rng: random.Random) -> Any:
     other hand and face-down cards and the pile anew, uniformly from the cards not kept."""
     hands, downs = told
     w = s.clone()
-    start = w.setup_done + 1 if w.phase == "setup_joker" else len(w.card_order) - w.deck_size
+    start = _pile_start(w)
     pool = list(w.card_order[start:])
     for q, keep in hands.items():
         counts = list(w.hands[q])
