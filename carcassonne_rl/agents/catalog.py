@@ -140,6 +140,10 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
         "way on its own search's games against greedy seats, averaged with the heuristic as "
         "its file says; 4-5 as tile-net-v2",
         "carcassonne_2p_expert4", {3: "carcassonne_table_3p_rank2.npz"}),
+    _tile_net_with_tables(
+        7, "2 players: tile-net-v4's network fitted with a ranking term on the games of "
+        "its own search, alone; 3 players as tile-net-v6; 4-5 as tile-net-v2",
+        "carcassonne_2p_expert5", {3: "carcassonne_table_3p_rank2.npz"}),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
@@ -194,7 +198,7 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v6", "pretrained:search": "tile-search-v4",
+    "carcassonne": {"pretrained": "tile-net-v7", "pretrained:search": "tile-search-v4",
                     "search": "tile-search-v4", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
                      "search": "card-search-v2", "heuristic": "card-heuristic-v2"},

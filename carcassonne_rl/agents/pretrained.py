@@ -8,9 +8,10 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
   forward pass per decision): at 2 players expert iteration's network alone
-  (``carcassonne_2p_expert4.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v4`` to ``-v6``;
+  (``carcassonne_2p_expert5.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v7``;
   :func:`make_tile_net` builds it over any shipped 2-player network); bare ``search``
-  (``tile-search-v4``) searches that network alone; ``blend(weight=W)`` and the searches with
+  (``tile-search-v4``) searches the network before it (``carcassonne_2p_expert4.npz``,
+  ``tile-net-v4`` to ``-v6``) alone; ``blend(weight=W)`` and the searches with
   keys but no network (``tile-search-v2``) use the first network expert iteration taught
   from (``carcassonne_2p.npz``, features
   ``two_player``: the self-play network ``carcassonne_2p_selfplay.npz`` fine-tuned against
@@ -18,7 +19,7 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
   ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
   2-5 seats (``carcassonne_table.npz``, features ``table``; at 4 players that network
   fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`;
-  ``pretrained``, ``tile-net-v6``, plays the networks its search taught against greedy seats
+  ``pretrained``, ``tile-net-v7``, plays the networks its search taught against greedy seats
   where :data:`PRETRAINED_TABLE_FILES` has one), its margin averaged with the heuristic's
   too, except at 5 players without The Messages,
   where the 5-player observation network of ``pretrained-obs`` plays
@@ -58,15 +59,16 @@ from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 #: average with the heuristic or search
 MODEL_FILES = {"carcassonne": "carcassonne_2p.npz", "cardcassonne": "cardcassonne_netleaf.npz"}
 #: what the tile game's ``pretrained`` plays at 2 players, alone: expert iteration's newest
-#: network (``tile-net-v4``; ``tile-net-v3`` plays ``carcassonne_2p_expert3.npz``,
+#: network (``tile-net-v7``; ``tile-net-v4`` to ``-v6`` play ``carcassonne_2p_expert4.npz``,
+#: ``tile-net-v3`` ``carcassonne_2p_expert3.npz``,
 #: ``tile-net-v2`` the first, ``carcassonne_2p_expert.npz``, ``tile-net-v1``
 #: ``carcassonne_2p.npz`` averaged with the heuristic)
-PRETRAINED_2P_FILE = "carcassonne_2p_expert4.npz"
+PRETRAINED_2P_FILE = "carcassonne_2p_expert5.npz"
 TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
-#: the tables where ``pretrained`` (``tile-net-v6``) plays a table network of its own: at 3
+#: the tables where ``pretrained`` (``tile-net-v7``) plays a table network of its own: at 3
 #: players the network of two steps of its own search, averaged with the heuristic, teaching
 #: against greedy seats (``expert-loop --opponents greedy``), each fitted with a ranking term
 #: (``tile-net-v5`` plays the first step's, ``carcassonne_table_3p_rank.npz``; each file names
@@ -154,10 +156,11 @@ def make_tile_net(two_player_file: str, seed: int | None = None,
                   table_files: dict[int, str] | None = None) -> BaseAgent:  # fmt: skip
     """The tile ``pretrained`` with the shipped 2-player network ``two_player_file`` alone at
     2 players (``tile-net-v2``: ``carcassonne_2p_expert.npz``, ``tile-net-v3``:
-    ``carcassonne_2p_expert3.npz``, ``tile-net-v4``: ``carcassonne_2p_expert4.npz``); at 3-5
-    players the table networks averaged with the heuristic at their shipped weights (at 5
-    without The Messages the observation network), ``table_files``: the shipped table
-    network of those numbers of players instead (``tile-net-v4``'s to ``-v6``'s)."""
+    ``carcassonne_2p_expert3.npz``, ``tile-net-v4``: ``carcassonne_2p_expert4.npz``,
+    ``tile-net-v7``: ``carcassonne_2p_expert5.npz``); at 3-5 players the table networks
+    averaged with the heuristic at their shipped weights (at 5 without The Messages the
+    observation network), ``table_files``: the shipped table network of those numbers of
+    players instead (``tile-net-v4``'s to ``-v7``'s)."""
     two = load_value_net(shipped_file(two_player_file))
     table = table_network()
     if table is not None:

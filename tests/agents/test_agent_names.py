@@ -71,7 +71,7 @@ def test_a_named_spec_parses_into_its_family_and_arguments() -> None:
         ("tile-net-v2", CARD, "tile-net-v2 is a tile-game agent (carcassonne); the cardcassonne "
          "agents' pinned names start with card- (e.g. card-net-v4)"),
         ("card-search-v1", TILE, "card-search-v1 is a card-game agent (cardcassonne); the "
-         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v6)"),
+         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v7)"),
         ("tile-net-v2(sims=3)", TILE, "a pinned name takes no keys"),
         ("wizard(level=3)", TILE, "unknown agent 'wizard(level=3)'; expected one of random, "
          "greedy, heuristic, mcts, pretrained, search, blend, pretrained-obs, policy, cheat, "
@@ -212,9 +212,20 @@ def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
     six = decisions("tile-net-v6", TILE, 40, players=3)
     assert six != five
     assert six == decisions("policy(model=carcassonne_table_3p_rank2)", TILE, 40, players=3)
-    assert six == decisions("pretrained", TILE, 40, players=3)
     for players in (4, 5):
         assert decisions("tile-net-v6", TILE, 3, players=players) == decisions(
+            "tile-net-v4", TILE, 3, players=players
+        )
+    # tile-net-v7: another 2-player network, tile-net-v6 at 3-5 players
+    assert fingerprint(make_agent("tile-net-v7", TILE, 3)) != fingerprint(
+        make_agent("tile-net-v4", TILE, 3))  # (their first 40 decisions of deal 4 agree)
+    seven = decisions("tile-net-v7", TILE, 40)
+    assert seven == decisions("policy(model=carcassonne_2p_expert5)", TILE, 40)
+    assert seven == decisions("pretrained", TILE, 40)
+    assert decisions("tile-net-v7", TILE, 40, players=3) == six
+    assert six == decisions("pretrained", TILE, 40, players=3)
+    for players in (4, 5):
+        assert decisions("tile-net-v7", TILE, 3, players=players) == decisions(
             "tile-net-v4", TILE, 3, players=players
         )
     for name, file in (("card-net-v1", "cardcassonne_2p.npz"),

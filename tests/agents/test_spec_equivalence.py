@@ -223,6 +223,11 @@ ROWS = [
         "policy(path=runs/loop2p_d/iteration_0/network.npz)",
     ),
     (
+        "policy:runs/loop2p_e/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p_e/iteration_0/network.npz)",
+    ),
+    (
         "policy:carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert4.npz",
         TILE,
         "policy(model=carcassonne_2p_expert4)",

@@ -219,7 +219,8 @@ def test_a_blend_with_a_weight_per_table_plays_each_tables_weight() -> None:
 def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> None:
     """``pretrained`` (and ``pretrained:blend``, ``pretrained:search``) plays the table network
     fine-tuned with greedy seats at 4 players and the table network elsewhere (``pretrained``,
-    ``tile-net-v6``: its own table network at 3 players, ``tile-net-v5`` and ``-v4`` others;
+    ``tile-net-v7`` and ``-v6``: their own table network at 3 players, ``tile-net-v5`` and
+    ``-v4`` others;
     ``tile-net-v3``
     the table network);
     ``@PATH``
@@ -253,7 +254,7 @@ def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> No
     cases = (
         (4, "pretrained", BlendedAgent(tuned, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v3", BlendedAgent(first, PRETRAINED_TABLE_WEIGHTS, seed=2)),
-        # tile-net-v6 (pretrained) plays its own table network at 3 players, averaged at 0.75
+        # tile-net-v7 (pretrained) plays v6's table network at 3 players, averaged at 0.75
         (3, "pretrained", BlendedAgent(three, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v5", BlendedAgent(v5, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v4", BlendedAgent(v4, PRETRAINED_TABLE_WEIGHTS, seed=2)),

@@ -241,7 +241,7 @@ def test_the_observation_policy_plays_each_table_with_its_network():
 
 def test_pretrained_plays_the_blended_table_network_or_the_5_player_observation_network():
     """``pretrained`` at 3 and 4 players, and at any table with The Messages, moves as the
-    table value network of that table (at 3 players ``tile-net-v6``'s own, at 4 the one
+    table value network of that table (at 3 players ``tile-net-v7``'s own, at 4 the one
     fine-tuned with greedy seats) averaged with the heuristic; at 5 players without The
     Messages as ``pretrained-obs`` (its 5-player network)."""
     from carcassonne_rl.agents.pretrained import (
