@@ -18,8 +18,8 @@ from .expert_iteration import table_list, variant_list
 
 #: the options recorded in the run's loop.json (None: not given, the run's or the default)
 SETTINGS = ("games", "candidates", "samples", "keep", "placements", "epochs", "learning_rate",
-            "batch_size", "validation", "anchor_weight", "target", "gate_deals",
-            "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
+            "batch_size", "validation", "anchor_weight", "rank_weight", "rank_tau", "target",
+            "gate_deals", "gate_threshold", "seed", "init_model", "game", "tables", "worlds",
             "variants", "future", "deep_samples", "deep_share", "opponents")  # fmt: skip
 
 
@@ -107,6 +107,11 @@ def add_expert_loop_parser(sub) -> None:
     p.add_argument("--validation", type=fraction, help="share of games held out (0.1)")
     p.add_argument("--anchor-weight", type=float,
                    help="tile game: weight of the options not searched (0: not used)")  # fmt: skip
+    p.add_argument("--rank-weight", type=float,
+                   help="tile game: weight of the fit's ranking term (see expert-iteration; "
+                        "0: none)")  # fmt: skip
+    p.add_argument("--rank-tau", type=float,
+                   help="tile game: the ranking term's softmax temperature, points (1)")
     p.add_argument("--target", choices=("search", "blend"),
                    help="tile game: what the network learns (see expert-iteration; "
                         "search)")  # fmt: skip

@@ -68,6 +68,8 @@ class LoopConfig:
     batch_size: int = 512
     validation: float = 0.1
     anchor_weight: float = 0.0  # tile only
+    rank_weight: float = 0.0  # tile only: the fit's ranking term (0: none)
+    rank_tau: float = 1.0  # tile only: its softmax temperature, points
     target: str = "search"  # tile only (the card fit learns the search's values)
     gate_deals: int = 100  # deals of the gate, each played from both seats (0: no gate)
     gate_threshold: float = 0.55  # the candidate's win rate that makes it the teacher's
@@ -90,7 +92,8 @@ class LoopConfig:
                                "deep_samples")
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
-            foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["target"] * (
+            foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["rank_weight"] * (
+                self.rank_weight != 0) + ["target"] * (
                 self.target != "search") + ["deep_share"] * (self.deep_share != 0) + [
                 "opponents"] * (self.opponents is not None)  # fmt: skip
         if foreign:
@@ -133,6 +136,9 @@ class LoopConfig:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
             raise ValueError(f"anchor weight must be in [0, 1], got {self.anchor_weight}")
+        if not 0.0 <= self.rank_weight < float("inf") or not 0.0 < self.rank_tau < float("inf"):
+            raise ValueError("the ranking term needs a weight >= 0 and tau > 0, got "
+                             f"{self.rank_weight} and {self.rank_tau}")  # fmt: skip
         if self.target not in ("search", "blend"):
             raise ValueError(f"target must be search or blend, got {self.target!r}")
         if self.target == "blend" and self.at_tables() and (
@@ -268,6 +274,7 @@ def _fit(folder: Path, config: LoopConfig, network: str | None, seed: int,
             data, network, config.epochs,
             learning_rate=config.learning_rate, batch_size=config.batch_size,
             validation=config.validation, anchor_weight=config.anchor_weight,
+            rank_weight=config.rank_weight, rank_tau=config.rank_tau,
             target_kind=config.target, seed=seed,
             on_epoch=epoch_done, device=device,
         )  # fmt: skip
