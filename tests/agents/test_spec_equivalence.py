@@ -228,6 +228,16 @@ ROWS = [
         "policy(path=runs/loop2p_e/iteration_0/network.npz)",
     ),
     (
+        "policy:runs/loop2p_f/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p_f/iteration_0/network.npz)",
+    ),
+    (
+        "policy:carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert5.npz",
+        TILE,
+        "policy(model=carcassonne_2p_expert5)",
+    ),
+    (
         "policy:carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert4.npz",
         TILE,
         "policy(model=carcassonne_2p_expert4)",
@@ -459,6 +469,11 @@ ROWS = [
         "pretrained:search=4:2@carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert4.npz",
         TILE,
         "search(candidates=4, net=carcassonne_2p_expert4)",
+    ),
+    (
+        "pretrained:search=4:2@carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert5.npz",
+        TILE,
+        "search(candidates=4, net=carcassonne_2p_expert5)",
     ),
     ("pretrained:search=3:2@runs/table_blend06.npz", TILE, "search(net=runs/table_blend06.npz)"),
     (
