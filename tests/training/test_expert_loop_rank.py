@@ -47,6 +47,8 @@ def test_the_loop_fits_with_the_ranking_term_it_records(tmp_path, capsys) -> Non
     card = tmp_path / "card"
     assert main(["expert-loop", str(card), "--game", "cardcassonne", "--rank-weight", "1"]) == 2
     assert "does not take the tile game's settings: rank_weight" in capsys.readouterr().err
+    assert main(["expert-loop", str(card), "--game", "cardcassonne", "--rank-tau", "2"]) == 2
+    assert "does not take the tile game's settings: rank_tau" in capsys.readouterr().err
     assert main(["expert-loop", str(tmp_path / "bad"), "--rank-weight", "-1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "the ranking term needs a weight >= 0 and tau > 0, got -1.0 and 1.0" in err

@@ -113,6 +113,13 @@ def placement_groups(data: dict[str, Any], rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def check_ranking(weight: float, tau: float) -> None:
+    """The ranking term's weight (>= 0) and softmax temperature (> 0), both finite."""
+    if not 0.0 <= weight < float("inf") or not 0.0 < tau < float("inf"):
+        raise ValueError(f"the ranking term needs a weight >= 0 and tau > 0, got {weight} "
+                         f"and {tau}")  # fmt: skip
+
+
 def finetune(
     data: dict[str, Any],
     init_model: str | Path | None,
@@ -170,9 +177,7 @@ def finetune(
     valid = np.flatnonzero(held)
     if len(train) == 0:
         raise ValueError("no option the search valued in the games trained on")
-    if not 0.0 <= rank_weight < float("inf") or not 0.0 < rank_tau < float("inf"):
-        raise ValueError(f"the ranking term needs a weight >= 0 and tau > 0, got {rank_weight} "
-                         f"and {rank_tau}")  # fmt: skip
+    check_ranking(rank_weight, rank_tau)
     x = torch.from_numpy(data["x"]).to(on)
     y, w = torch.from_numpy(target).to(on), torch.from_numpy(row_weight).to(on)
     opt = torch.optim.Adam(model.parameters(), lr=learning_rate)

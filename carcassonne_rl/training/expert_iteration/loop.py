@@ -93,7 +93,7 @@ class LoopConfig:
                    if k not in defaults and getattr(self, k) is not None]  # fmt: skip
         if self.game == "cardcassonne":
             foreign += ["anchor_weight"] * (self.anchor_weight != 0) + ["rank_weight"] * (
-                self.rank_weight != 0) + ["target"] * (
+                self.rank_weight != 0) + ["rank_tau"] * (self.rank_tau != 1.0) + ["target"] * (
                 self.target != "search") + ["deep_share"] * (self.deep_share != 0) + [
                 "opponents"] * (self.opponents is not None)  # fmt: skip
         if foreign:
@@ -127,18 +127,17 @@ class LoopConfig:
                              "network: the loop needs an init model (the first teacher's "
                              "network)")  # fmt: skip
         if self.game == "carcassonne":
+            from .finetune import check_ranking
             from .teachers import check_deep, check_opponents
 
             check_deep(self.deep_samples, self.deep_share, self.samples)
+            check_ranking(self.rank_weight, self.rank_tau)
             if self.opponents is not None:
                 check_opponents(self.game, self.opponents, self.tables)
         if not 0.0 <= self.gate_threshold <= 1.0 or self.gate_deals < 0:
             raise ValueError("the gate needs deals >= 0 and a threshold in [0, 1]")
         if not 0.0 <= self.anchor_weight <= 1.0:
             raise ValueError(f"anchor weight must be in [0, 1], got {self.anchor_weight}")
-        if not 0.0 <= self.rank_weight < float("inf") or not 0.0 < self.rank_tau < float("inf"):
-            raise ValueError("the ranking term needs a weight >= 0 and tau > 0, got "
-                             f"{self.rank_weight} and {self.rank_tau}")  # fmt: skip
         if self.target not in ("search", "blend"):
             raise ValueError(f"target must be search or blend, got {self.target!r}")
         if self.target == "blend" and self.at_tables() and (
