@@ -19,8 +19,11 @@ were worth before (``search``: the blend; ``blend``: the network's own value), s
 network does not drift on the options the search never corrects. With ``rank_weight`` > 0
 a ranking term is added to each step: per placement of a batch of them, the cross-entropy of
 the agent's softmax over the options the search valued (its margins in points over ``rank_tau``;
-``blend``: the margins the blended agent ranks by) against the search's own. The games are
-split, not the rows: a held-out game is unseen.
+``blend``: the margins the blended agent ranks by) against the search's own. With
+``outcome_weight`` W > 0 the played option's fitted value moves toward the game's outcome
+(``data["outcome"]``, the mover's final margin in value units, as AlphaZero's ``z``): its
+margin is ``(1 - W)`` the search's plus ``W`` the outcome's (the ranking term keeps the
+search's). The games are split, not the rows: a held-out game is unseen.
 """
 
 from __future__ import annotations
@@ -48,10 +51,30 @@ def heuristic_margins_of(data: dict[str, Any], weight: float, scale: float) -> n
     )
 
 
-def fit_targets(data: dict[str, Any], target_kind: str, weight: float, scale: float
-                ) -> np.ndarray:  # fmt: skip
+def with_outcome(data: dict[str, Any], outcome_weight: float, scale: float) -> np.ndarray:
+    """The search's values with the played options' moved toward the game's outcome (module
+    doc): ``(1 - W) * search + W * outcome`` in margins, ``tanh(margin / scale)`` units."""
+    target = data["target"].astype(np.float64)
+    if outcome_weight == 0:
+        return target
+    if not 0.0 < outcome_weight <= 1.0:
+        raise ValueError(f"the outcome's weight must be in [0, 1], got {outcome_weight}")
+    if "outcome" not in data:
+        raise ValueError("an outcome weight needs each row's game outcome (data['outcome'])")
+    played = data["chosen"] & np.isfinite(target)
+    theirs = net_margins(np.clip(data["outcome"][played], -0.999999, 0.999999), scale)
+    mixed = (1.0 - outcome_weight) * net_margins(target[played], scale) + outcome_weight * theirs
+    out = target.copy()
+    out[played] = np.tanh(mixed / scale)
+    return out
+
+
+def fit_targets(data: dict[str, Any], target_kind: str, weight: float, scale: float,
+                outcome_weight: float = 0.0) -> np.ndarray:  # fmt: skip
     """Per row, what the network is fitted to (see the module's docstring); the rows the
     search did not value get their anchor."""
+    if outcome_weight:
+        data = {**data, "target": with_outcome(data, outcome_weight, scale)}
     searched = np.isfinite(data["target"])
     if target_kind == "search":
         return np.where(searched, data["target"], data["prior"]).astype(np.float32)
@@ -135,6 +158,7 @@ def finetune(
     device: str = "cpu",
     rank_weight: float = 0.0,
     rank_tau: float = 1.0,
+    outcome_weight: float = 0.0,
 ) -> tuple[MLP, dict]:
     """The network of ``init_model`` (a path or a shipped file's name; None: the shipped
     2-player network) fine-tuned toward the search's expectations of ``data``
@@ -142,7 +166,9 @@ def finetune(
     before fine-tuning). ``weight``: the network's share of the heuristic average (None: the
     one ``init_model``'s file names, as the teacher played it; 0.75 where it names none).
     ``device``: torch's device of the fit (``cpu``, ``cuda``, ...).
-    ``rank_weight`` and ``rank_tau``: the ranking term (module doc; 0: none)."""
+    ``rank_weight`` and ``rank_tau``: the ranking term (module doc; 0: none).
+    ``outcome_weight``: the game outcome's share of the played options' targets (module doc;
+    0: none)."""
     import torch
 
     from carcassonne_rl.agents.common.device_net import resolve_device
@@ -168,7 +194,7 @@ def finetune(
     scale = config.value_scale
     if weight is None:
         weight = float(net.meta.get("heuristic_blend", NETWORK_2P_WEIGHT))
-    target = fit_targets(data, target_kind, weight, scale)
+    target = fit_targets(data, target_kind, weight, scale, outcome_weight)
     heuristic = heuristic_margins_of(data, weight, scale) if target_kind == "blend" else None
     held = split_games(data, validation, seed)
     searched = np.isfinite(data["target"])
@@ -234,6 +260,8 @@ def finetune(
                                     "target": target_kind}  # fmt: skip
     if rank_weight > 0:
         out.meta["expert_iteration"].update(rank_weight=rank_weight, rank_tau=rank_tau)
+    if outcome_weight > 0:
+        out.meta["expert_iteration"]["outcome_weight"] = outcome_weight
     if target_kind == "blend":
         out.meta["heuristic_blend"] = weight
     return out, report
