@@ -233,6 +233,11 @@ ROWS = [
         "policy(path=runs/loop2p_f/iteration_0/network.npz)",
     ),
     (
+        "policy:runs/loop2p_g/iteration_0/network.npz",
+        TILE,
+        "policy(path=runs/loop2p_g/iteration_0/network.npz)",
+    ),
+    (
         "policy:carcassonne_rl/agents/pretrained_models/carcassonne_2p_expert5.npz",
         TILE,
         "policy(model=carcassonne_2p_expert5)",
