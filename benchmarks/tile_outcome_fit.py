@@ -40,19 +40,28 @@ def movers(x: np.ndarray, players: int) -> np.ndarray:
 
 def game_outcomes(files: list[Path], settings: list[dict], data: dict[str, Any],
                   scale: float) -> np.ndarray:  # fmt: skip
-    """Per row of ``data`` (``load_games(files)``), the mover's final margin in value units."""
-    from carcassonne_rl.runtime.seeds import teacher_deal
+    """Per row of ``data`` (``load_games(files)``), the mover's final margin in value units;
+    each game's table and teacher seat as ``positions.teacher_jobs`` gave them (the games of
+    a folder must be its games ``0 .. N - 1``)."""
+    from carcassonne_rl.training.expert_iteration.positions import teacher_jobs
 
+    jobs: dict[str, tuple] = {}
+    for folder, meta in {f.parent: m for f, m in zip(files, settings, strict=True)}.items():
+        n = sum(f.parent == folder for f in files)
+        jobs.update((job[-1], job) for job in teacher_jobs(
+            folder, n, meta["teacher"], int(meta["seed"]), tables=tuple(meta.get("tables") or (2,)),
+            opponents=meta.get("opponents")))  # fmt: skip
     out = np.full(len(data["target"]), np.nan)
-    for number, (path, folder) in enumerate(zip(files, settings, strict=True)):
+    for number, path in enumerate(files):
+        job = jobs.get(str(path))
+        if job is None:
+            raise ValueError(f"{path.name}: not one of its folder's teacher games 0 .. N - 1")
+        players, versus = job[1], job[10]
         rows = np.flatnonzero(data["game"] == number)
         with np.load(path) as z:
             scores = z["scores"].astype(np.float64)
-        tables = folder.get("tables") or [2]
-        g = int(path.stem.split("_")[1]) - teacher_deal(int(folder["seed"]), 0)
-        players = int(tables[g % len(tables)])
-        if folder.get("opponents"):
-            seat = np.full(len(rows), (g // len(tables)) % players)
+        if versus is not None:
+            seat = np.full(len(rows), versus[1])
         else:
             seat = movers(data["x"][rows], players)
         rival = np.array([np.delete(scores, s).max() for s in seat])

@@ -62,7 +62,7 @@ def with_outcome(data: dict[str, Any], outcome_weight: float, scale: float) -> n
     if "outcome" not in data:
         raise ValueError("an outcome weight needs each row's game outcome (data['outcome'])")
     played = data["chosen"] & np.isfinite(target)
-    theirs = net_margins(np.clip(data["outcome"][played], -0.999999, 0.999999), scale)
+    theirs = net_margins(data["outcome"][played], scale)
     mixed = (1.0 - outcome_weight) * net_margins(target[played], scale) + outcome_weight * theirs
     out = target.copy()
     out[played] = np.tanh(mixed / scale)
