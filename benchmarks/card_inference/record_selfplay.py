@@ -1,4 +1,6 @@
-"""Record card-search-v1 self-play games (2 players) for the temperature fit."""
+"""Record card-search-v1 self-play games for the temperature fit:
+``python benchmarks/card_inference/record_selfplay.py OUT FIRST COUNT [PLAYERS]`` (2 players
+unless PLAYERS; games ``10000 + g``, agents seeded ``1000 g + seat``)."""
 
 import sys
 import time
@@ -10,10 +12,11 @@ from carcassonne_rl.games.cardcassonne.config import GameConfig
 
 out = Path(sys.argv[1])
 first, count = int(sys.argv[2]), int(sys.argv[3])
+players = int(sys.argv[4]) if len(sys.argv) > 4 else 2
 out.mkdir(parents=True, exist_ok=True)
 for g in range(first, first + count):
-    a = [make_agent("card-search-v1", "cardcassonne", 1000 * g + q) for q in (0, 1)]
-    s = new_game(GameConfig(players=2, seed=10_000 + g))
+    a = [make_agent("card-search-v1", "cardcassonne", 1000 * g + q) for q in range(players)]
+    s = new_game(GameConfig(players=players, seed=10_000 + g))
     t = time.process_time()
     while not s.is_over:
         p = s.current_player

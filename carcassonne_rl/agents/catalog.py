@@ -73,15 +73,18 @@ def _card_heuristic(misplaced: str) -> Callable[[int | None], Any]:
     return build
 
 
-def _card_search_inferring(model: str, factor: int) -> Callable[[int | None], Any]:
+def _card_search_inferring(model: str, factor: int, evidence: str = "views"
+                           ) -> Callable[[int | None], Any]:  # fmt: skip
     """``build(seed)`` of ``card-search-v1`` with inference by ``model`` from ``factor``
-    candidate worlds per world searched (the spec ``search(infer=MODEL, pool=FACTOR)``)."""
+    candidate worlds per world searched, the moves read as ``evidence`` (the spec
+    ``search(infer=MODEL, pool=FACTOR, evidence=EVIDENCE)``)."""
 
     def build(seed: int | None) -> Any:
         from carcassonne_rl.agents import pretrained
         from carcassonne_rl.agents.card.inference import with_inference
 
-        return with_inference(pretrained.make_card_search(["search"], seed), model, factor)
+        search = pretrained.make_card_search(["search"], seed)
+        return with_inference(search, model, factor, evidence=evidence)
 
     return build
 
@@ -185,7 +188,14 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
            "card-search-v1 with its 8 worlds resampled from 24 by how likely each makes the "
            "other seat's play this round (the heuristic's choice probabilities); at 3-5 "
            "players card-search-v1", ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
-           _card_search_inferring("heuristic", 3), ("search", "search(infer=heuristic, pool=3)")),
+           _card_search_inferring("heuristic", 3), ("search(infer=heuristic, pool=3)",)),
+    Pinned("card-search-v3", "cardcassonne",
+           "card-search-v2 reading the others' moves from the view's turn log, so at every "
+           "table size: its 8 worlds resampled from 24 by how likely each makes the other "
+           "seats' play this round (the heuristic's choice probabilities, the temperature "
+           "fitted per table size)", ("cardcassonne_netleaf.npz",), "cardcassonne_netleaf",
+           _card_search_inferring("heuristic", 3, "turns"),
+           ("search", "search(infer=heuristic, pool=3, evidence=turns)")),
     Pinned("card-heuristic-v1", "cardcassonne",
            "the card heuristic valuing a misplaced face-down card apart from its row: 10, or "
            "what keeping it adds to the seat's holdings alone if more", (), "",
@@ -200,8 +210,8 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 ALIASES: dict[str, dict[str, str]] = {
     "carcassonne": {"pretrained": "tile-net-v7", "pretrained:search": "tile-search-v4",
                     "search": "tile-search-v4", "pretrained-obs": "tile-obs-v1"},
-    "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v2",
-                     "search": "card-search-v2", "heuristic": "card-heuristic-v2"},
+    "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v3",
+                     "search": "card-search-v3", "heuristic": "card-heuristic-v2"},
 }  # fmt: skip
 
 

@@ -116,9 +116,12 @@ _CARD_SEARCH = (
     Key("leaf", "net, table (net at 2 players, 1 at 3-5) or a weight >= 0 of the future "
         "(base=heuristic: a weight, 1 by default)", "table", _leaf),
     Key("infer", "none, policy or heuristic: worlds resampled by how likely each makes the "
-        "other seat's play this round (2 players)", None, _infer),
+        "other seats' play this round", None, _infer),
     POOL := Key("pool", "int >= 1 (with infer): candidate worlds drawn per world searched, the "
                 "worlds resampled from them", 2, _int_at_least(1)),
+    EVIDENCE := Key("evidence", "views or turns (with infer): the others' moves this round "
+                    "read by comparing the seat's own views (2 players only) or from the "
+                    "view's turn log (every table size)", "views", _word("views", "turns")),
 )  # fmt: skip
 _BOTH = tuple(GAMES)
 GAME_WORDS = {"carcassonne": "the tile game (carcassonne)",
@@ -271,6 +274,8 @@ def check_values(spec: str, family: str, v: dict[str, Any], game: str) -> None:
     card_search = family == "search" and game == "cardcassonne"
     if card_search and v["infer"] is None and v["pool"] != POOL.default:
         raise ValueError(f"bad spec {spec!r}: pool= needs infer=policy or infer=heuristic")
+    if card_search and v["infer"] is None and v["evidence"] != EVIDENCE.default:
+        raise ValueError(f"bad spec {spec!r}: evidence= needs infer=policy or infer=heuristic")
     if family == "search" and game == "cardcassonne" and v["base"] == "heuristic":
         if v["net"] is not None:
             raise ValueError(f"bad spec {spec!r}: net= needs base=net")

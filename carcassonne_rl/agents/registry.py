@@ -332,9 +332,11 @@ def _build_named(text: str, family: str, v: dict[str, Any], net: Path | None, ga
         if v["base"] == "heuristic":
             leaf = "1" if v["leaf"] == "table" else leaf
             params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf]
-            return with_inference(heuristic_search(params, game, seed), v["infer"], v["pool"])
+            return with_inference(heuristic_search(params, game, seed), v["infer"], v["pool"],
+                                  evidence=v["evidence"])  # fmt: skip
         params = [f"search={v['worlds']}", str(v["candidates"]), str(v["horizon"]), leaf, *at]
-        return with_inference(shipped.make_card_search(params, seed), v["infer"], v["pool"])
+        return with_inference(shipped.make_card_search(params, seed), v["infer"], v["pool"],
+                              evidence=v["evidence"])  # fmt: skip
     if family == "blend":
         params = [f"blend={format_value(v['weight'])}", *at]
         return shipped.make_blend(params, seed)

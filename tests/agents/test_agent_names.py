@@ -122,7 +122,7 @@ def test_every_alias_decides_as_its_pinned_name(game: str) -> None:
 
 def test_the_card_search_with_keys_is_not_its_alias() -> None:
     """Bare ``search`` (and ``pretrained:search``) in the card game is the alias of the newest
-    pinned search, ``card-search-v2``; a spec with keys leaves inference off unless it names
+    pinned search, ``card-search-v3``; a spec with keys leaves inference off unless it names
     ``infer``, so at every default it is ``card-search-v1``, written ``search(infer=none)``."""
     v1 = fingerprint(make_agent("card-search-v1", CARD, 3))
     assert fingerprint(make_agent("search", CARD, 3)) != v1
@@ -137,6 +137,9 @@ def test_the_card_search_with_keys_is_not_its_alias() -> None:
     assert (
         registry.resolution("search(infer=heuristic, pool=3)", CARD)["pinned"] == "card-search-v2"
     )
+    turns = "search(infer=heuristic, pool=3, evidence=turns)"
+    assert registry.resolution(turns, CARD)["pinned"] == "card-search-v3"
+    assert registry.resolution("search", CARD)["pinned"] == "card-search-v3"
     assert registry.resolution("search(worlds=16)", CARD)["pinned"] is None
 
 

@@ -131,7 +131,7 @@ TILE_SPECS = ["random", "greedy", "heuristic", "pretrained", "tile-net-v1", "pre
 CARD_SPECS = ["random", "greedy", "heuristic", "pretrained", "card-net-v1", "mcts(sims=8)",
               "search(worlds=2, candidates=2, horizon=1, leaf=net)",
               "search(base=heuristic, worlds=2, candidates=2, leaf=0)",
-              "exploit(target=heuristic, sims=8)", "card-search-v2"]  # fmt: skip
+              "exploit(target=heuristic, sims=8)", "card-search-v2", "card-search-v3"]  # fmt: skip
 VIEWS = {"carcassonne": TileView, "cardcassonne": cardcassonne.PlayerView}
 FULL = {"carcassonne": State, "cardcassonne": cardcassonne.State}
 

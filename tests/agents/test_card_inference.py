@@ -11,6 +11,7 @@ import pytest
 from carcassonne_rl.agents import make_agent
 from carcassonne_rl.agents.card.heuristic import CardHeuristicAgent
 from carcassonne_rl.agents.card.inference import (
+    TABLE_TEMPERATURE,
     TEMPERATURE,
     TOP_EPS,
     TOP_TEMPERATURE,
@@ -23,6 +24,7 @@ from carcassonne_rl.agents.card.inference import (
     log_likelihood,
     resample,
     tempered,
+    turn_moves,
     undo,
     with_inference,
 )
@@ -62,6 +64,47 @@ def test_round_log_undoes_the_true_moves(seed):
             evidence += sum(m.seat != p for m in moves)
         s.apply_code(agents[p].act(s, p))
     assert checked > 50 and evidence > checked
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_turn_moves_undo_the_true_moves(players):
+    """The round's moves read from the view's turn log (every table size), taken back, are
+    the game's last moves, and the wound-back world shows the view of the round's start."""
+    s, agents = heuristic_game(players, players=players)
+    checked = evidence = 0
+    while not s.is_over:
+        p = s.current_player
+        if s.phase == "turn":
+            moves = turn_moves(view(s, p))
+            w = s.clone()
+            codes = [undo(w, m) for m in reversed(moves)][::-1]
+            assert codes == s.history[len(s.history) - len(moves) :]
+            assert w.turns == [] and w.last_follower == -1 and not any(w.played)
+            checked += bool(moves)
+            evidence += sum(m.seat != p for m in moves)
+        s.apply_code(agents[p].act(s, p))
+    assert checked > 50 and evidence > checked
+
+
+def test_round_log_reads_the_turn_log_or_its_end():
+    """At 2 players the moves the ``RoundLog`` reads from the seat's views are the turn log's,
+    or its last ones (the other seat's first move skipped when two rows end in its face-down
+    cards): both evidence readings see the same moves but for that."""
+    whole = part = 0
+    for seed in range(6):
+        s, agents = heuristic_game(seed)
+        logs = [RoundLog(), RoundLog()]
+        while not s.is_over:
+            p = s.current_player
+            v = view(s, p)
+            logs[p].observe(v)
+            if s.phase == "turn":
+                read, log = logs[p].moves if logs[p].round == v.round else [], turn_moves(v)
+                assert read == log[len(log) - len(read) :]
+                whole += read == log
+                part += read != log
+            s.apply_code(agents[p].act(s, p))
+    assert whole > 500 and part < whole / 20
 
 
 def test_round_log_is_off_at_three_players():
@@ -218,7 +261,7 @@ def test_distinct_draw_searches_different_worlds():
         InferenceSearchAgent(agents["resample"].base_factory, model="heuristic", draw="often")
 
 
-@pytest.mark.parametrize("spec", [SMALL, "card-search-v2"])
+@pytest.mark.parametrize("spec", [SMALL, "card-search-v2", "card-search-v3"])
 def test_twin_same_decisions_from_the_same_views(spec):
     """Hidden cards redrawn (the other hand, its face-down cards, the pile), the seat's views
     unchanged: the inference search (and the pinned one) decides the same at each of its
@@ -253,6 +296,49 @@ def test_plain_search_without_evidence_and_at_three_players():
         if p == 0:
             assert a.act(s, 0) == b.act(s, 0)
         s.apply_code(agents[p].act(s, p))
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_turn_evidence_at_larger_tables(players):
+    """``evidence=turns`` reads every other seat's moves at 3-5 players: compiled weights equal
+    to the Python reference's at the table size's fitted temperature, decisions that differ
+    from the plain search's somewhere, and the same decisions when the hidden cards are
+    redrawn (the twin test)."""
+    spec = "search(base=heuristic, worlds=2, candidates=2, infer=heuristic, evidence=turns)"
+    a = make_agent(spec, CARD, seed=3)
+    assert isinstance(a, InferenceSearchAgent) and a.evidence == "turns"
+    t = TABLE_TEMPERATURE["heuristic"][players]
+    s, agents = heuristic_game(11, players=players)
+    rng, checked = random.Random(1), 0
+    while s.round < 2:
+        p = s.current_player
+        v = view(s, p)
+        moves = turn_moves(v) if s.phase == "turn" else []
+        if p == 0 and sum(m.seat != 0 for m in moves) >= 2 and checked < 4:
+            pool = [determinize(v, 0, rng) for _ in range(4)]
+            ref = np.array([log_likelihood(w, moves, 0, a.values, t) for w in pool])
+            assert np.isfinite(ref).all() and ref.min() < -0.5
+            np.testing.assert_allclose(a.log_weights(pool, moves, 0), ref, rtol=1e-9, atol=1e-9)
+            checked += 1
+        s.apply_code(agents[p].act(s, p))
+    assert checked == 4
+
+    state = s
+    twin = redeal_unseen(state, 0, random.Random(5))
+    assert twin.hands[1] != state.hands[1] and view(twin, 0) == view(state, 0)
+    a, b = make_agent(spec, CARD, seed=5), make_agent(spec, CARD, seed=5)
+    plain = make_agent("search(base=heuristic, worlds=2, candidates=2)", CARD, seed=5)
+    s, t = new_game(state.config, state.card_order), new_game(twin.config, twin.card_order)
+    evidence, same_as_plain = 0, []
+    for x, y in zip(state.history, twin.history, strict=True):
+        if s.current_player == 0 and s.phase == "turn":
+            got = a.act(s, 0)
+            assert got == b.act(t, 0) and a.last_inference == b.last_inference
+            evidence += a.last_inference.get("evidence", 0) > 0
+            same_as_plain.append(got == plain.act(s, 0))
+        s.apply_code(x)
+        t.apply_code(y)
+    assert evidence >= 3 and False in same_as_plain
 
 
 def test_infer_key():
@@ -367,6 +453,11 @@ def test_pool_key_sets_the_candidate_worlds():
         make_agent("search(base=heuristic, pool=3)", CARD)
     with pytest.raises(ValueError, match=r"pool=0 is not int >= 1"):
         make_agent("search(infer=heuristic, pool=0)", CARD)
+    with pytest.raises(ValueError, match=r"evidence= needs infer=policy or infer=heuristic"):
+        make_agent("search(evidence=turns)", CARD)
+    with pytest.raises(ValueError, match=r"evidence=log is not views or turns"):
+        make_agent("search(infer=heuristic, evidence=log)", CARD)
+    assert make_agent("search(infer=heuristic)", CARD).evidence == "views"
 
 
 def test_card_search_v2_is_its_spec():
@@ -395,3 +486,32 @@ def test_card_search_v2_is_its_spec():
         if code is not None:
             s.apply_code(code)
     assert len(same_as_plain) >= 10 and False in same_as_plain
+
+
+def test_card_search_v3_is_its_spec_and_twin_at_three_players():
+    """The pinned ``card-search-v3`` decides as ``search(infer=heuristic, pool=3,
+    evidence=turns)``, differs from ``card-search-v1`` somewhere at 3 players, and decides the
+    same with the hidden cards redrawn (the twin test)."""
+    from carcassonne_rl.agents import registry
+
+    spec = "search(infer=heuristic, pool=3, evidence=turns)"
+    assert registry.resolution(spec, CARD)["pinned"] == "card-search-v3"
+    s, agents = heuristic_game(8, players=3)
+    while s.round < 2:
+        s.apply_code(agents[s.current_player].act(s, s.current_player))
+    twin = redeal_unseen(s, 0, random.Random(2))
+    assert twin.hands[1] != s.hands[1] and view(twin, 0) == view(s, 0)
+    pinned, named = make_agent("card-search-v3", CARD, seed=4), make_agent(spec, CARD, seed=4)
+    twin_agent = make_agent("card-search-v3", CARD, seed=4)
+    plain = make_agent("card-search-v1", CARD, seed=4)
+    a, b = new_game(s.config, s.card_order), new_game(twin.config, twin.card_order)
+    same_as_plain, evidence = [], 0
+    for x, y in zip(s.history, twin.history, strict=True):
+        if a.current_player == 0 and a.phase == "turn":
+            got = pinned.act(a, 0)
+            assert got == named.act(a, 0) == twin_agent.act(b, 0)
+            evidence += pinned.last_inference.get("evidence", 0) > 0
+            same_as_plain.append(got == plain.act(a, 0))
+        a.apply_code(x)
+        b.apply_code(y)
+    assert evidence >= 3 and False in same_as_plain

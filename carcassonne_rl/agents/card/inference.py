@@ -1,13 +1,13 @@
-"""Card inference: the search's worlds weighted by how likely each makes the other seat's play.
+"""Card inference: the search's worlds weighted by how likely each makes the other seats' play.
 
 ``search(infer=policy)`` (:class:`InferenceSearchAgent`) is the card search
 (:class:`~carcassonne_rl.agents.card.search.CardSearchAgent`) with its worlds drawn by
-importance resampling instead of uniformly. The agent keeps, from the views of its own turn
-decisions only, the round's moves so far (:class:`RoundLog`: each view compared with the
-previous one, which row grew and who placed a follower). For a decision it draws
+importance resampling instead of uniformly. The agent reads the round's moves so far (the
+view's turn log, or :class:`RoundLog`: each of its own turn views compared with the previous
+one, which row grew and who placed a follower; ``evidence`` below). For a decision it draws
 ``factor * W`` candidate worlds from its view (``determinize``, as the search does) and weights
-each by the likelihood of the other seat's moves this round in that world: the world is
-wound back move by move (:func:`undo`), and at each of the other seat's decisions its choice
+each by the likelihood of the other seats' moves this round in that world: the world is
+wound back move by move (:func:`undo`), and at each of the other seats' decisions the choice
 probability is ``softmax(value / T)`` over its legal options, ``value`` the model's value in
 points of each option from that seat's view of the wound-back world (``model``: ``policy``,
 the search's base policy, the network's afterstate values for ``pretrained:search``;
@@ -15,9 +15,10 @@ the search's base policy, the network's afterstate values for ``pretrained:searc
 weight (systematic resampling, :func:`.inference_draw.resample`); when the weights
 degenerate (effective sample size below ``min_ess``) they are tempered, ``w ** a`` with the
 largest ``a`` in [0, 1] that reaches it (``a = 0``: uniform). The temperatures
-(:data:`TEMPERATURE`) are fitted by maximum likelihood on recorded ``card-search-v1``
-self-play games (:func:`.inference_fit.fit_temperature`, ``python -m
-carcassonne_rl.agents.card.inference_fit FOLDER``).
+(:data:`TEMPERATURE`, at 3-5 players :data:`TABLE_TEMPERATURE`) are fitted by maximum
+likelihood on recorded ``card-search-v1`` self-play games
+(:func:`.inference_fit.fit_temperature`, ``python -m carcassonne_rl.agents.card.inference_fit
+FOLDER``).
 
 The spec key ``pool`` sets ``factor`` (default 2). With ``draw = "distinct"`` (not the
 default, no spec key) the ``W`` worlds are drawn by weight without repeats instead
@@ -33,10 +34,15 @@ weights as the Python :func:`log_likelihood`, which ``batched=False`` keeps (the
 and the path of other rules tables and base policies).
 
 Only the current round is read (a round's moves only append to the rows; the rounds before
-were scored and their hands are gone), and only at 2 players, where the moves between two of
-the seat's decisions are known from its views (at 3-5 seats two face-up cards of different
-seats cannot be told apart in a view): at 3-5 players the agent is the plain search. The
-weights depend on the seat's views only, so equal views give equal decisions.
+were scored and their hands are gone). Where the round's moves come from is ``evidence``
+(the spec key of that name): ``"turns"``, the view's turn log (:func:`turn_moves`: who put
+what where this round, as everyone at the table sees it), at every table size; ``"views"``
+(the default, ``card-search-v2``'s reading), the :class:`RoundLog` above, at 2 players only
+(it compares the seat's own views, where two face-up cards of different seats look alike; at
+3-5 players the agent is then the plain search). The two read the same moves but for the
+other seat's first move of a round when two rows end in its face-down cards, which the
+``RoundLog`` skips (about 2% of the turn decisions of heuristic games). The weights depend on
+the seat's views only, so equal views give equal decisions.
 """
 
 from __future__ import annotations
@@ -64,6 +70,9 @@ MODELS = ("policy", "heuristic")
 #: per model, the temperature (points) fitted by maximum likelihood on recorded
 #: ``card-search-v1`` self-play games (``inference_fit``; the research note has the fit)
 TEMPERATURE = {"policy": 2.6, "heuristic": 6.1}
+#: per model, the temperature at 3-5 players (by table size; fitted as :data:`TEMPERATURE`,
+#: on 12 recorded self-play games at each size)
+TABLE_TEMPERATURE = {"policy": {3: 2.8, 4: 2.7, 5: 2.6}, "heuristic": {3: 5.6, 4: 4.8, 5: 3.7}}
 #: per model, the temperature with ``top = 3`` (the other seat a search over the heuristic's
 #: 3 best options, as ``card-search-v1`` is; fitted as :data:`TEMPERATURE`)
 TOP_TEMPERATURE = {"policy": 3.7, "heuristic": 14.0}
@@ -71,6 +80,8 @@ TOP_TEMPERATURE = {"policy": 3.7, "heuristic": 14.0}
 TOP_EPS = 0.02
 #: candidate worlds drawn per world searched
 FACTOR = 2
+#: where the round's moves are read (the spec key ``evidence``; the module doc)
+EVIDENCE = ("views", "turns")
 #: the effective sample size the resampled weights keep, as a share of the worlds searched
 MIN_ESS_SHARE = 0.5
 
@@ -188,11 +199,23 @@ class RoundLog:
         return out
 
 
+def turn_moves(v: PlayerView) -> list[Move]:
+    """The round's turn moves so far, in order, from the view's turn log (every table size)."""
+    out, last = [], -1
+    for seat, row, index in v.turns:
+        out.append(Move(seat, row, last))
+        if v.rows[row][index] < 0:
+            last = seat
+    return out
+
+
 def undo(s: Any, move: Move) -> int:
     """Take ``move`` (the last one made) back in the state ``s`` (in place, the seat to move
     again) and return its action code."""
     p, r = move.seat, move.row
     e = s.rows[r].pop()
+    if s.turns:
+        s.turns.pop()
     s.current = p
     if e < 0:
         s.follower_row[p] = -1
@@ -285,6 +308,7 @@ class InferenceSearchAgent(CardSearchAgent):
         top: int = 0,
         eps: float = TOP_EPS,
         draw: str = "resample",
+        evidence: str = "views",
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"the inference model must be one of {', '.join(MODELS)}: {model!r}")
@@ -292,6 +316,8 @@ class InferenceSearchAgent(CardSearchAgent):
             raise ValueError(f"the candidate factor must be >= 1, got {factor}")
         if draw not in DRAWS:
             raise ValueError(f"the draw must be one of {', '.join(DRAWS)}: {draw!r}")
+        if evidence not in EVIDENCE:
+            raise ValueError(f"the evidence must be one of {', '.join(EVIDENCE)}: {evidence!r}")
         super().__init__(base_factory, worlds, seed, candidates, horizon, future, batched)
         if top < 0 or not 0.0 <= eps < 1.0:
             raise ValueError(f"top must be >= 0 and eps in [0, 1), got {top} and {eps}")
@@ -301,8 +327,12 @@ class InferenceSearchAgent(CardSearchAgent):
         self.temperature = fitted if temperature is None else float(temperature)
         if not 0.0 < self.temperature < math.inf:
             raise ValueError(f"the temperature must be > 0, got {temperature}")
+        #: the temperature at 3-5 players (by table size): the fitted ones unless given
+        self.table_temperature = ({} if temperature is not None or top
+                                  else dict(TABLE_TEMPERATURE[model]))  # fmt: skip
         self.factor = factor
         self.draw = draw
+        self.evidence = evidence
         self.min_ess = MIN_ESS_SHARE * worlds if min_ess is None else float(min_ess)
         self.values = policy_values(self.base) if model == "policy" else heuristic_values()
         self.log = RoundLog()
@@ -329,8 +359,11 @@ class InferenceSearchAgent(CardSearchAgent):
 
     def draw_worlds(self, v: Any, me: int) -> list[Any]:
         """``worlds`` worlds from the view ``v``: resampled by the likelihood of the other
-        seat's moves this round when there are any, else drawn uniformly."""
-        moves = self.log.moves if self.log.round == v.round else []
+        seats' moves this round when there are any, else drawn uniformly."""
+        if self.evidence == "turns":
+            moves = turn_moves(v)
+        else:
+            moves = self.log.moves if self.log.round == v.round else []
         evidence = sum(m.seat != me for m in moves)
         if not evidence:
             self.last_inference = {"evidence": 0}
@@ -348,13 +381,14 @@ class InferenceSearchAgent(CardSearchAgent):
         (:func:`log_likelihood`): compiled at the default rules (:mod:`.inference_kernels`,
         all the worlds in one call; the ``policy`` model where the search's rollouts are,
         over the search-value network or the heuristic), unless ``batched=False``."""
+        t = self.table_temperature.get(pool[0].n, self.temperature)
         params = self._rules(pool[0]) if self.batched else None
         compiled = self._compiled() if params is not None else None
         if compiled is None or any(w.rules != RULES for w in pool):
-            return np.array([log_likelihood(w, moves, me, self.values, self.temperature,
-                                            self.top, self.eps) for w in pool])  # fmt: skip
+            return np.array([log_likelihood(w, moves, me, self.values, t, self.top, self.eps)
+                             for w in pool])  # fmt: skip
         codes = np.array([(m.seat, m.row, m.last_before) for m in moves], np.int64)
-        return compiled(pool, codes, me, params, self.temperature, self.top, self.eps)
+        return compiled(pool, codes, me, params, t, self.top, self.eps)
 
     def _compiled(self) -> Any:
         """The kernels' likelihood of this agent's model (None: they do not value it)."""
@@ -380,20 +414,23 @@ class InferenceSearchAgent(CardSearchAgent):
 
 
 def with_inference(search: CardSearchAgent, model: str | None, factor: int = FACTOR,
-                   draw: str = "resample") -> CardSearchAgent:  # fmt: skip
+                   draw: str = "resample", evidence: str = "views") -> CardSearchAgent:  # fmt: skip
     """``search`` with inference by ``model`` from ``factor`` candidate worlds per world
     searched (the spec key ``pool``), the worlds searched drawn by ``draw`` (a key of
-    :data:`.inference_draw.DRAWS`; ``model`` None: ``search`` itself)."""
+    :data:`.inference_draw.DRAWS`), the moves read as ``evidence`` says (a key of
+    :data:`EVIDENCE`; ``model`` None: ``search`` itself)."""
     if model is None:
         return search
     return InferenceSearchAgent(search.base_factory, search.worlds, search.seed,
                                 search.candidates, search.horizon, search.future,
                                 model, factor=factor, batched=search.batched,
-                                draw=draw)  # fmt: skip
+                                draw=draw, evidence=evidence)  # fmt: skip
 
 
 __all__ = [
+    "EVIDENCE",
     "MODELS",
+    "TABLE_TEMPERATURE",
     "TEMPERATURE",
     "TOP_EPS",
     "TOP_TEMPERATURE",
@@ -407,6 +444,7 @@ __all__ = [
     "policy_values",
     "resample",
     "tempered",
+    "turn_moves",
     "undo",
     "with_inference",
 ]

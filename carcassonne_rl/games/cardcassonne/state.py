@@ -198,13 +198,17 @@ class State(CardTable):
                 hand[k] -= 1
                 self.hand_size[p] -= 1
                 self.played[p] += 1
-                self.rows[r].append(k + FACE_DOWN * (p + 1) if down else k)
+                row = self.rows[r]
+                self.turns.append((p, r, len(row)))
+                row.append(k + FACE_DOWN * (p + 1) if down else k)
             elif FOLLOWER <= code < SETUP_ROW:
                 if self.follower_row[p] >= 0:
                     raise self._illegal(code, f"player {p} has placed the follower this round")
                 r = code - FOLLOWER
                 self.follower_row[p] = r
-                self.rows[r].append(-(p + 1))
+                row = self.rows[r]
+                self.turns.append((p, r, len(row)))
+                row.append(-(p + 1))
                 self.last_follower = p
             else:
                 raise self._illegal(code, "not a turn action")
@@ -310,6 +314,7 @@ class State(CardTable):
                 else:
                     seg.append(e)
             rows[r] = seg
+        self.turns = []
         self.claims = claims
         self.dealer = self.last_follower
         self.score_player = -1

@@ -5,6 +5,8 @@ Internal layout (flat Python lists, cheap to clone):
 * ``hands[p][k]``: number of cards of kind ``k`` in seat ``p``'s hand;
 * ``rows[r]``: entries from the start of row ``r``: ``k`` (face-up card), ``k + 32 * (p + 1)``
   (card played face down by ``p``) or ``-(p + 1)`` (the big follower of ``p``);
+* ``turns``: the turn moves of the round in play, in order, as ``(seat, row, index)``: the
+  entry ``rows[row][index]`` is the card or follower ``seat`` put there (empty between rounds);
 * ``collected[p][k]``: animal/building cards and jokers ``p`` keeps; ``animals[p][s]``:
   species totals (assigned animal jokers included); ``pending_jokers[p]``: animal jokers not
   yet assigned; ``removed[k]``: cards out of the game.
@@ -55,6 +57,7 @@ class CardTable:
         "played",
         "follower_row",
         "rows",
+        "turns",
         "round",
         "rounds_total",
         "deal_size",
@@ -95,6 +98,7 @@ class CardTable:
         self.played = [0] * n
         self.follower_row = [-1] * n
         self.rows: list[list[int]] = [[], [], [], []]
+        self.turns: list[tuple[int, int, int]] = []
         self.round = 0
         self.dealer = rules.first_dealer % n
         self.current = self.dealer
@@ -130,6 +134,7 @@ class CardTable:
         c.played = self.played[:]
         c.follower_row = self.follower_row[:]
         c.rows = [r[:] for r in self.rows]
+        c.turns = self.turns[:]
         c.round = self.round
         c.rounds_total = self.rounds_total
         c.deal_size = self.deal_size

@@ -78,6 +78,7 @@ def deal_unseen(
             out.append(e)
         rows.append(out)
     s.rows = rows
+    s.turns = list(v.turns)
     hands = []
     for q in range(n):
         if q == player:

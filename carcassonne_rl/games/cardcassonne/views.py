@@ -2,7 +2,8 @@
 
 :class:`PlayerView` holds what seat ``player`` knows and nothing more: its own hand and
 face-down cards, all public cards, every player's kept animals/buildings (revealed when
-claimed), removed cards, scores and the counts of hidden cards.  Row entries use the state's
+claimed), removed cards, scores, the counts of hidden cards, and who made each turn move of
+the round in play (as everyone at the table sees).  Row entries use the state's
 encoding, with kind ``HIDDEN`` (24) for a face-down card of another player.
 """
 
@@ -32,6 +33,9 @@ class PlayerView:
     played: tuple[int, ...]  # cards played this round, per seat
     follower_row: tuple[int, ...]  # -1: not placed this round
     rows: tuple[tuple[int, ...], ...]
+    #: the round's turn moves so far, in order, as ``(seat, row, index)``: ``rows[row][index]``
+    #: is the card (face down: ``HIDDEN`` to the others) or follower ``seat`` put there
+    turns: tuple[tuple[int, int, int], ...]
     deck_size: int  # cards not yet turned up or dealt (setup joker awaiting a row included)
     setup_done: int
     pending_card: int  # the setup joker or misplaced card awaiting a decision, else -1
@@ -81,6 +85,7 @@ def view(state: CardTable, player: int) -> PlayerView:
         played=tuple(state.played),
         follower_row=tuple(state.follower_row),
         rows=tuple(tuple(_row_entry(e, player) for e in r) for r in state.rows),
+        turns=tuple(state.turns),
         deck_size=state.deck_size,
         setup_done=state.setup_done,
         pending_card=-1 if state.pending_card is None else state.pending_card,

@@ -135,3 +135,41 @@ def test_determinization_samples_the_hidden_cards():
     assert len(hands) > 1  # the opponent's hand is really resampled
     with pytest.raises(ValueError, match="belongs to player 0"):
         determinize(s.view(0), 1, random.Random(0))
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_view_turn_log_is_the_rounds_turn_moves(players):
+    """The view's turn log names, in order, the seat and the row entry of every turn move of
+    the round in play (read against the game's own record), the face-down cards of the
+    others hidden; it is empty while a round is scored."""
+    from carcassonne_rl.games.cardcassonne.actions import FOLLOWER, PLAY_UP
+
+    s = new_game(GameConfig(players=players, seed=7))
+    rng = random.Random(players)
+    seats: list[int] = []  # who made each turn move of the round, from the turn order
+    checked, rnd = 0, s.round
+    while not s.is_over:
+        if s.phase != "turn" or s.round != rnd:
+            seats, rnd = [], s.round
+        for p in range(players):
+            v = view(s, p)
+            if s.phase != "turn":
+                assert v.turns == ()
+                continue
+            assert [seat for seat, _, _ in v.turns] == seats
+            codes = s.history[len(s.history) - len(seats) :]
+            for (seat, row, index), code in zip(v.turns, codes, strict=True):
+                entry = v.rows[row][index]
+                if code >= FOLLOWER:
+                    assert (row, entry) == (code - FOLLOWER, -(seat + 1))
+                elif code >= PLAY_UP:
+                    assert (row, entry) == ((code - PLAY_UP) & 3, (code - PLAY_UP) >> 2)
+                else:
+                    kind = code >> 2 if seat == p else HIDDEN
+                    assert (row, entry) == (code & 3, kind + 32 * (seat + 1))
+            checked += bool(seats)
+        if s.phase == "turn":
+            seats.append(s.current_player)
+        codes = s.legal_codes()
+        s.apply_code(codes[rng.randrange(len(codes))])
+    assert checked > 100
