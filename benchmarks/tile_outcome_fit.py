@@ -56,7 +56,7 @@ def game_outcomes(files: list[Path], settings: list[dict], data: dict[str, Any],
         job = jobs.get(str(path))
         if job is None:
             raise ValueError(f"{path.name}: not one of its folder's teacher games 0 .. N - 1")
-        players, versus = job[1], job[10]
+        _game, players, *_, versus, _path = job
         rows = np.flatnonzero(data["game"] == number)
         with np.load(path) as z:
             scores = z["scores"].astype(np.float64)

@@ -272,10 +272,10 @@ def check_values(spec: str, family: str, v: dict[str, Any], game: str) -> None:
         raise ValueError(f"bad spec {spec!r}: policy needs exactly one of path= and model=; "
                          f"{keys_message(family, game)}")  # fmt: skip
     card_search = family == "search" and game == "cardcassonne"
-    if card_search and v["infer"] is None and v["pool"] != POOL.default:
-        raise ValueError(f"bad spec {spec!r}: pool= needs infer=policy or infer=heuristic")
-    if card_search and v["infer"] is None and v["evidence"] != EVIDENCE.default:
-        raise ValueError(f"bad spec {spec!r}: evidence= needs infer=policy or infer=heuristic")
+    for key in (POOL, EVIDENCE) if card_search and v["infer"] is None else ():
+        if v[key.name] != key.default:
+            raise ValueError(f"bad spec {spec!r}: {key.name}= needs infer=policy or "
+                             "infer=heuristic")  # fmt: skip
     if family == "search" and game == "cardcassonne" and v["base"] == "heuristic":
         if v["net"] is not None:
             raise ValueError(f"bad spec {spec!r}: net= needs base=net")

@@ -214,8 +214,7 @@ def undo(s: Any, move: Move) -> int:
     again) and return its action code."""
     p, r = move.seat, move.row
     e = s.rows[r].pop()
-    if s.turns:
-        s.turns.pop()
+    s.turns.pop()
     s.current = p
     if e < 0:
         s.follower_row[p] = -1
