@@ -34,6 +34,8 @@ from carcassonne_rl.training.expert_iteration.finetune import (
     split_games,
 )
 from carcassonne_rl.training.expert_iteration.positions import (
+    REPLAY_FIELDS,
+    ROW_FIELDS,
     collect,
     load_positions,
     play_teacher_game,
@@ -90,7 +92,7 @@ def test_blend_targets_make_the_blend_equal_the_search(game_rows) -> None:
     children = [opts[i].state for i in top]
     heuristic = heuristic_margins(children, [player_features(c) for c in children], player)
     first = game_rows["decision"] == 0
-    rows = {k: v[first] for k, v in game_rows.items() if k != "scores"}
+    rows = {k: game_rows[k][first] for k in (*ROW_FIELDS, *REPLAY_FIELDS)}
     recovered = heuristic_margins_of(rows, NETWORK_2P_WEIGHT, 30.0)
     np.testing.assert_allclose(recovered, heuristic, atol=1e-3)  # points, from float32 values
     target = fit_targets(rows, "blend", NETWORK_2P_WEIGHT, 30.0)

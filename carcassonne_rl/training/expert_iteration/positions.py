@@ -23,6 +23,13 @@ searched ones among them) are stored as rows:
 
 An option that ends the game is not stored (its value is exact, nothing to learn).
 
+Each file also keeps what replays its rows (:func:`replay_features`): the game's ``deal``,
+``players`` and ``expansions`` and every action code played (``codes``), and per row the
+number of codes played before its placement (``ply``) and the option's placement and
+follower codes (``option``, ``follower``, -1 for none). Any feature set of the rows'
+afterstates can be computed again from them, so a network reading new inputs can be fitted
+on games recorded before the inputs existed.
+
 Playout-cap randomisation (``deep_share`` P > 0, with ``deep_samples`` S2, as KataGo's
 many cheap searches and a few deep ones): a share P of the placements, drawn by a stream
 of the deal and the agent seed (:func:`.teachers.deep_placements`), is searched by a second search
@@ -42,7 +49,7 @@ model the other seats by its network). None (the default): the search plays ever
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -68,6 +75,9 @@ from .teachers import (
 
 SETTINGS_FILE = "positions.json"
 ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
+#: per row, what replays its option (:func:`replay_features`): the codes played before its
+#: placement, its placement code and its follower code (-1: none)
+REPLAY_FIELDS = ("ply", "option", "follower")
 #: the tile game's variant without expansions; the others join expansion names with ``+``
 BASE = "base"
 
@@ -165,16 +175,22 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
     net = teacher.net
     others = make_opponents(opponents, seed, players, seat) if opponents else {}
     state = new_game("carcassonne", players, deal, expansions)
-    rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
+    rows: dict[str, list] = {k: [] for k in (*ROW_FIELDS, *REPLAY_FIELDS)}
+    codes: list[int] = []
+
+    def play(code: int) -> None:
+        state.apply_code(int(code))
+        codes.append(int(code))
+
     decision, placed = 0, 0
     while not state.is_over and (placements is None or placed < placements):
         player = state.current_player
         if player in others:
             placed += state.phase == "place_tile"
-            state.apply_code(others[player].act(state, player))
+            play(others[player].act(state, player))
             continue
         if state.phase != "place_tile":
-            state.apply_code(teacher.act(state, player))
+            play(teacher.act(state, player))
             continue
         searcher = teacher
         if draws is not None and draws.random() < deep_share:
@@ -183,19 +199,25 @@ def play_teacher_game(spec: str, deal: int, seed: int, keep: int = 8,
         picked = pick(refined, searcher.rng)  # the search's choice, as its act() makes it
         if len(opts) > 1:
             if deep is None or searcher is deep:
-                _record(rows, net, opts, prior, refined, picked, player, decision, keep)
+                _record(rows, net, opts, prior, refined, picked, player, decision, keep,
+                        len(codes))  # fmt: skip
             decision += 1
-        state.apply_code(option_code(opts, picked))
+        play(option_code(opts, picked))
         placed += 1
-    out = {k: np.asarray(v) for k, v in rows.items() if k != "x"}
+    out = {k: np.asarray(v, np.int64 if k in REPLAY_FIELDS else None)
+           for k, v in rows.items() if k != "x"}  # fmt: skip
     empty = np.zeros((0, net.inputs), np.float32)
     out["x"] = np.stack(rows["x"]).astype(np.float32) if rows["x"] else empty
     out["scores"] = np.asarray(state.scores)
+    out["codes"] = np.asarray(codes, np.int64)
+    out["deal"] = np.asarray(deal, np.int64)
+    out["players"] = np.asarray(players, np.int64)
+    out["expansions"] = np.asarray("+".join(expansions))
     return out
 
 
 def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndarray,
-            picked: int, player: int, decision: int, keep: int) -> None:  # fmt: skip
+            picked: int, player: int, decision: int, keep: int, ply: int) -> None:  # fmt: skip
     top = [int(i) for i in np.argsort(-prior, kind="stable")[:keep]]
     if picked not in top:
         top.append(picked)
@@ -210,7 +232,12 @@ def _record(rows: dict, net: MLP, opts: Any, prior: np.ndarray, refined: np.ndar
             return
         x, _ = value_inputs([opts[i].state for i in top], player, net_feature_set(net))
     own = net.forward(x)[:, 0]
+    kernel = isinstance(opts, Options)
     for row, i in enumerate(top):
+        follower = int(opts.follower[i]) if kernel else opts[i].follower
+        rows["ply"].append(ply)
+        rows["option"].append(option_code(opts, i))
+        rows["follower"].append(-1 if follower is None else follower)
         rows["x"].append(x[row])
         rows["target"].append(refined[i] if np.isfinite(refined[i]) else np.nan)
         rows["prior"].append(prior[i])
@@ -401,6 +428,47 @@ def load_positions(folder: Path, *more: Path, games: int | None = None, seed: in
             raise ValueError(f"no teacher games (game_*.npz) in {f}")
         files += found
     return load_games(files)
+
+
+def replay_features(game: Mapping[str, np.ndarray], features: str) -> np.ndarray:
+    """The feature set ``features`` (a name of ``encoders.features.table.FEATURE_SETS``) of
+    every row of one tile teacher game (a file's arrays, ``np.load``), computed again: the
+    game replayed from its ``codes``, each row's option settled from the position before its
+    placement (``afterstate.option_state``) and seen from the seat that moved there. Rows in
+    file order, float32. ``ValueError`` for a file recorded without what replays it
+    (:data:`REPLAY_FIELDS`, ``codes``)."""
+    from carcassonne_rl.agents.tile.afterstate import option_state
+    from carcassonne_rl.encoders.features.table import feature_set, seat_features
+    from carcassonne_rl.games.errors import IllegalActionError
+    from carcassonne_rl.games.registry import new_game
+
+    width = feature_set(features)[0]
+    need = {*REPLAY_FIELDS, "codes", "deal", "players", "expansions"}
+    missing = sorted(need - set(getattr(game, "files", game)))
+    if missing:
+        raise ValueError(f"the teacher game has no {', '.join(missing)}: it was recorded "
+                         "before its rows could be replayed")  # fmt: skip
+    text = str(game["expansions"])
+    state = new_game("carcassonne", int(game["players"]), int(game["deal"]),
+                     tuple(text.split("+")) if text else ())  # fmt: skip
+    codes = game["codes"]
+    out = np.zeros((len(game["ply"]), width), np.float32)
+    done = 0
+    for row, (ply, code, follower) in enumerate(
+        zip(game["ply"], game["option"], game["follower"], strict=True)
+    ):
+        if ply < done:
+            raise ValueError(f"row {row}: its ply {ply} comes before the row before it")
+        try:
+            for c in codes[done:ply]:
+                state.apply_code(int(c))
+            done = int(ply)
+            after = option_state(state, int(code), int(follower))
+        except IllegalActionError as err:
+            raise ValueError(f"row {row}: the game does not replay to its option at ply "
+                             f"{ply}: {err}") from None  # fmt: skip
+        out[row] = seat_features(after, state.current_player, features)
+    return out
 
 
 def load_games(files: list[Path]) -> dict[str, Any]:
