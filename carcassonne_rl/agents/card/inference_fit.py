@@ -83,9 +83,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--top", type=int, default=0)
     parser.add_argument("--eps", type=float, default=0.0)
     args = parser.parse_args(argv)
-    records = [p.read_text() for p in sorted(args.folder.glob("*.json"))]
-    if not records:
+    paths = sorted(args.folder.glob("*.json"))
+    if not paths:
         raise SystemExit(f"no game records (*.json) in {args.folder}")
+    records = [p.read_text() for p in paths]
+    from carcassonne_rl.games.cardcassonne import load_json
+    from carcassonne_rl.games.errors import SavedGameError
+
+    for path, record in zip(paths, records, strict=True):
+        try:
+            load_json(record)
+        except (SavedGameError, ValueError) as err:
+            raise SystemExit(f"{path}: not a card game record ({err}); FOLDER holds only "
+                             "the game records to fit on") from None  # fmt: skip
     search = make_card_search(["search"], 0)
     assert isinstance(search, CardSearchAgent)
     for model, values in (("policy", policy_values(search.base)),
