@@ -104,13 +104,16 @@ def _tile_search_over(version: int, key: str) -> Pinned:
                   (f"search(net={key})",))  # fmt: skip
 
 
-def _tile_net_with_tables(version: int, what: str, key: str, tables: dict[int, str]) -> Pinned:
+def _tile_net_with_tables(version: int, what: str, key: str, tables: dict[int, str],
+                          obs: tuple[int, ...] = (5,)) -> Pinned:  # fmt: skip
     """``tile-net-vN``: the shipped 2-player network ``key`` alone at 2 players, the table
     networks ``tables`` (file by number of players, each averaged as its file says) at
-    those tables, the shipped table networks at the others."""
-    return Pinned(f"tile-net-v{version}", "carcassonne", what,
-                  (f"{key}.npz", *tables.values(), *_TILE_TABLES, *_TILE_OBS), key,
-                  _shipped("make_tile_net", f"{key}.npz", table_files=tables))
+    those tables, the shipped table networks at the others; the observation network at the
+    tables of ``obs`` without The Messages."""
+    own = dict.fromkeys(tables.values())
+    files = (f"{key}.npz", *own, *_TILE_TABLES, *(_TILE_OBS if obs else ()))
+    return Pinned(f"tile-net-v{version}", "carcassonne", what, files, key,
+                  _shipped("make_tile_net", f"{key}.npz", table_files=tables, obs_tables=obs))
 
 
 #: every pinned name, newest of each role last
@@ -147,6 +150,11 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
         7, "2 players: tile-net-v4's network fitted with a ranking term on the games of "
         "its own search, alone; 3 players as tile-net-v6; 4-5 as tile-net-v2",
         "carcassonne_2p_expert5", {3: "carcassonne_table_3p_rank2.npz"}),
+    _tile_net_with_tables(
+        8, "2-4 players as tile-net-v7; 5 players: tile-net-v6's 3-player table network, "
+        "averaged with the heuristic as its file says, with or without the expansions (no "
+        "observation network)", "carcassonne_2p_expert5",
+        {3: "carcassonne_table_3p_rank2.npz", 5: "carcassonne_table_3p_rank2.npz"}, obs=()),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
@@ -208,7 +216,7 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
 
 #: per game, the aliases and the pinned name each resolves to now
 ALIASES: dict[str, dict[str, str]] = {
-    "carcassonne": {"pretrained": "tile-net-v7", "pretrained:search": "tile-search-v4",
+    "carcassonne": {"pretrained": "tile-net-v8", "pretrained:search": "tile-search-v4",
                     "search": "tile-search-v4", "pretrained-obs": "tile-obs-v1"},
     "cardcassonne": {"pretrained": "card-net-v4", "pretrained:search": "card-search-v3",
                      "search": "card-search-v3", "heuristic": "card-heuristic-v2"},

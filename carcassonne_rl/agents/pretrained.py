@@ -8,7 +8,7 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
 
 - Tile game: ``pretrained`` ranks its options by the shipped value networks (one batched
   forward pass per decision): at 2 players expert iteration's network alone
-  (``carcassonne_2p_expert5.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v7``;
+  (``carcassonne_2p_expert5.npz``: :data:`PRETRAINED_2P_FILE`, ``tile-net-v7`` and ``-v8``;
   :func:`make_tile_net` builds it over any shipped 2-player network); bare ``search``
   (``tile-search-v4``) searches the network before it (``carcassonne_2p_expert4.npz``,
   ``tile-net-v4`` to ``-v6``) alone; ``blend(weight=W)`` and the searches with
@@ -19,11 +19,11 @@ access and no torch. Which shipped agent each pinned name (``tile-net-v2``, ``ca
   ``tile-net-v1`` plays it at 2 players); at 3-5 players the network trained at tables of
   2-5 seats (``carcassonne_table.npz``, features ``table``; at 4 players that network
   fine-tuned with greedy seats, ``carcassonne_table_greedy.npz``: :data:`TABLE_MODEL_FILES`;
-  ``pretrained``, ``tile-net-v7``, plays the networks its search taught against greedy seats
-  where :data:`PRETRAINED_TABLE_FILES` has one), its margin averaged with the heuristic's
-  too, except at 5 players without The Messages,
-  where the 5-player observation network of ``pretrained-obs`` plays
-  (``tile.table_agent.OBS_TABLES``); ``pretrained(sims=N)`` is
+  ``pretrained``, ``tile-net-v8``, plays the networks its search taught against greedy seats
+  where :data:`PRETRAINED_TABLE_FILES` has one: at 3 and 5 players the same one), its margin
+  averaged with the heuristic's too (``tile-net-v2`` to ``-v7`` play the 5-player
+  observation network of ``pretrained-obs`` at 5 players without The Messages,
+  ``tile.table_agent.OBS_TABLES``); ``pretrained(sims=N)`` is
   ``tile.value_search.ValueSearchAgent``, the UCT search of ``tile.mcts`` with the network
   valuing the leaves and the children's priors, ``N`` simulations per decision.
 - Card game: ``pretrained`` is ``card.value.CardSearchValueAgent`` over the search-value
@@ -51,7 +51,7 @@ from carcassonne_rl.agents.base import BaseAgent
 from carcassonne_rl.agents.common.value_net import MLP, ModelFileError
 from carcassonne_rl.agents.tile.afterstate import AfterstateAgent, load_value_net
 from carcassonne_rl.agents.tile.blend import BlendedAgent
-from carcassonne_rl.agents.tile.table_agent import TileTableAgent
+from carcassonne_rl.agents.tile.table_agent import OBS_TABLES, TileTableAgent
 from carcassonne_rl.agents.tile.value_search import ValueSearchAgent
 
 #: each game's 2-player network: the tile game's is the one ``pretrained:blend``, a tile
@@ -68,12 +68,16 @@ TABLE_MODEL_FILE = "carcassonne_table.npz"  # the tile game at 3-5 players
 # the tables where ``pretrained`` plays another table network: at 4 players the table
 # network fine-tuned with greedy seats
 TABLE_MODEL_FILES = {4: "carcassonne_table_greedy.npz"}
-#: the tables where ``pretrained`` (``tile-net-v7``) plays a table network of its own: at 3
+#: the tables where ``pretrained`` (``tile-net-v8``) plays a table network of its own: at 3
 #: players the network of two steps of its own search, averaged with the heuristic, teaching
 #: against greedy seats (``expert-loop --opponents greedy``), each fitted with a ranking term
 #: (``tile-net-v5`` plays the first step's, ``carcassonne_table_3p_rank.npz``; each file names
-#: its weight, the shipped one)
-PRETRAINED_TABLE_FILES = {3: "carcassonne_table_3p_rank2.npz"}
+#: its weight, the shipped one); at 5 players the same network (``tile-net-v8``; before it
+#: the observation network without The Messages, the table network with them)
+PRETRAINED_TABLE_FILES = {3: "carcassonne_table_3p_rank2.npz", 5: "carcassonne_table_3p_rank2.npz"}
+#: the tables where ``pretrained`` plays the observation network (without The Messages):
+#: none (``tile-net-v8``; ``tile-net-v2`` to ``-v7`` play it at 5 players)
+PRETRAINED_OBS_TABLES: tuple[int, ...] = ()
 OBS_MODEL_FILE = "carcassonne_obs.npz"  # pretrained-obs: reads the carcassonne_v1 observation
 # the observation networks that play these tables (pretrained-obs; chosen by measurement:
 # docs/research/2026-11-26-tile-observation-tables.md): at 3 players the 2-player network
@@ -146,29 +150,34 @@ def make_pretrained(game: str, simulations: int | None = None, seed: int | None 
 
         return CardNetMCTSAgent(net, int(simulations), seed=seed)
     if simulations is None:
-        return make_tile_net(PRETRAINED_2P_FILE, seed, PRETRAINED_TABLE_FILES)
+        return make_tile_net(PRETRAINED_2P_FILE, seed, PRETRAINED_TABLE_FILES,
+                             PRETRAINED_OBS_TABLES)  # fmt: skip
     if simulations <= 0 or not math.isfinite(simulations):
         raise ValueError(f"pretrained:SIMS needs SIMS > 0, got {simulations}")
     return ValueSearchAgent(load_value_net(pretrained_path(game)), simulations, seed=seed)
 
 
 def make_tile_net(two_player_file: str, seed: int | None = None,
-                  table_files: dict[int, str] | None = None) -> BaseAgent:  # fmt: skip
+                  table_files: dict[int, str] | None = None,
+                  obs_tables: tuple[int, ...] = OBS_TABLES) -> BaseAgent:  # fmt: skip
     """The tile ``pretrained`` with the shipped 2-player network ``two_player_file`` alone at
     2 players (``tile-net-v2``: ``carcassonne_2p_expert.npz``, ``tile-net-v3``:
     ``carcassonne_2p_expert3.npz``, ``tile-net-v4``: ``carcassonne_2p_expert4.npz``,
     ``tile-net-v7``: ``carcassonne_2p_expert5.npz``); at 3-5 players the table networks
     averaged with the heuristic at their shipped weights (at 5 without The Messages the
-    observation network), ``table_files``: the shipped table network of those numbers of
-    players instead (``tile-net-v4``'s to ``-v7``'s)."""
+    observation network; ``obs_tables``: where it plays, none for ``tile-net-v8``),
+    ``table_files``: the shipped table network of those numbers of players instead
+    (``tile-net-v4``'s to ``-v8``'s)."""
     two = load_value_net(shipped_file(two_player_file))
     table = table_network()
     if table is not None:
-        obs = make_pretrained_obs(seed) if (model_dir() / OBS_MODEL_FILE).exists() else None
+        obs = None
+        if obs_tables and (model_dir() / OBS_MODEL_FILE).exists():
+            obs = make_pretrained_obs(seed)
         tables = table_networks()
         tables.update({n: load_value_net(shipped_file(f)) for n, f in (table_files or {}).items()})
-        return TileTableAgent.of_networks(two, table, seed=seed, obs=obs,
-                                          tables=tables)  # fmt: skip
+        return TileTableAgent.of_networks(two, table, seed=seed, obs=obs, tables=tables,
+                                          obs_tables=obs_tables)  # fmt: skip
     return AfterstateAgent(two, seed=seed, name="pretrained")
 
 

@@ -39,7 +39,7 @@ LEADERBOARD_RUNS = Path("runs/leaderboard")
 #: each game's shipped agents by their pinned names and the baselines, the default ``--agents``
 DEFAULT_AGENTS = {
     "carcassonne": ("random", "greedy", "heuristic", "tile-obs-v1", "tile-net-v4",
-                    "tile-net-v7", "tile-search-v3", "tile-search-v4"),
+                    "tile-net-v8", "tile-search-v3", "tile-search-v4"),
     "cardcassonne": ("random", "greedy", "heuristic", "card-net-v1", "card-net-v4",
                      "card-search-v1", "card-search-v2", "card-search-v3",
                      "mcts(sims=1000)"),

@@ -71,7 +71,7 @@ def test_a_named_spec_parses_into_its_family_and_arguments() -> None:
         ("tile-net-v2", CARD, "tile-net-v2 is a tile-game agent (carcassonne); the cardcassonne "
          "agents' pinned names start with card- (e.g. card-net-v4)"),
         ("card-search-v1", TILE, "card-search-v1 is a card-game agent (cardcassonne); the "
-         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v7)"),
+         "carcassonne agents' pinned names start with tile- (e.g. tile-net-v8)"),
         ("tile-net-v2(sims=3)", TILE, "a pinned name takes no keys"),
         ("wizard(level=3)", TILE, "unknown agent 'wizard(level=3)'; expected one of random, "
          "greedy, heuristic, mcts, pretrained, search, blend, pretrained-obs, policy, cheat, "
@@ -224,13 +224,22 @@ def test_older_pinned_names_rebuild_what_pretrained_played() -> None:
         make_agent("tile-net-v4", TILE, 3))  # (their first 40 decisions of deal 4 agree)
     seven = decisions("tile-net-v7", TILE, 40)
     assert seven == decisions("policy(model=carcassonne_2p_expert5)", TILE, 40)
-    assert seven == decisions("pretrained", TILE, 40)
     assert decisions("tile-net-v7", TILE, 40, players=3) == six
-    assert six == decisions("pretrained", TILE, 40, players=3)
     for players in (4, 5):
         assert decisions("tile-net-v7", TILE, 3, players=players) == decisions(
             "tile-net-v4", TILE, 3, players=players
         )
+    # tile-net-v8 (pretrained): tile-net-v7 at 2-4 players, at 5 its 3-player network
+    for players, moves in ((2, 40), (3, 40), (4, 3)):
+        eight = decisions("tile-net-v8", TILE, moves, players=players)
+        assert eight == decisions("tile-net-v7", TILE, moves, players=players)
+        assert eight == decisions("pretrained", TILE, moves, players=players)
+    assert seven == decisions("pretrained", TILE, 40)
+    five_seats = decisions("tile-net-v8", TILE, 40, players=5)
+    assert five_seats == decisions("pretrained", TILE, 40, players=5)
+    assert five_seats != decisions("tile-net-v7", TILE, 40, players=5)
+    assert five_seats == decisions("policy(model=carcassonne_table_3p_rank2)", TILE, 40, players=5)
+    assert "carcassonne_obs_5p.npz" not in PINNED["tile-net-v8"].files
     for name, file in (("card-net-v1", "cardcassonne_2p.npz"),
                        ("card-net-v2", "cardcassonne_expert.npz"),
                        ("card-net-v3", "cardcassonne_dmc.npz"),

@@ -95,7 +95,7 @@ def _plays_by(agent, net, weight: float, s) -> None:
 
 
 @pytest.mark.parametrize(("spec", "file", "parent"), [
-    ("pretrained", PRETRAINED_2P_FILE, "carcassonne_2p_expert4.npz"),  # tile-net-v7
+    ("pretrained", PRETRAINED_2P_FILE, "carcassonne_2p_expert4.npz"),  # tile-net-v8 (and -v7)
     ("tile-net-v4", "carcassonne_2p_expert4.npz", "carcassonne_2p_expert3.npz"),
     ("tile-net-v3", "carcassonne_2p_expert3.npz", "network.npz"),  # fine-tuned from a loop's
     ("tile-net-v2", "carcassonne_2p_expert.npz", "carcassonne_2p.npz"),

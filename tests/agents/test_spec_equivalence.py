@@ -330,6 +330,11 @@ ROWS = [
         "blend(weight=0.75, net=carcassonne_table_3p_rank2)",
     ),
     (
+        "pretrained:blend=0.85@carcassonne_table_3p_rank2.npz",
+        TILE,
+        "blend(weight=0.85, net=carcassonne_table_3p_rank2)",
+    ),
+    (
         "pretrained:search=4:4@runs/table_greedy_blend06.npz",
         TILE,
         "search(candidates=4, samples=4, net=runs/table_greedy_blend06.npz)",

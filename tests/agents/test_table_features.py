@@ -132,7 +132,7 @@ def test_network_search_reads_the_table_features() -> None:
 def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond() -> None:
     """... expert iteration's 2-player network alone at 2 players (its values: tests/agents/
     test_blend.py), a table network averaged with the heuristic beyond 2 players with The
-    Messages (at 3 players its own, :data:`PRETRAINED_TABLE_FILES`; without them:
+    Messages (at 3 and 5 players its own, :data:`PRETRAINED_TABLE_FILES`; without them:
     tests/agents/test_tile_obs_policy.py)."""
     from carcassonne_rl.agents.pretrained import (
         PRETRAINED_2P_FILE,
@@ -147,14 +147,16 @@ def test_pretrained_plays_the_2_player_network_at_2_and_the_table_network_beyond
     table = load_value_net(model_dir() / TABLE_MODEL_FILE)
     three = load_value_net(model_dir() / PRETRAINED_TABLE_FILES[3])  # its own at 3, any set
     assert net_feature_set(two) == "two_player" and net_feature_set(table) == "table"
-    cases = ((2, (), two), (3, ("messages",), three), (5, ("messages", "labyrinth"), table))
+    cases = ((2, (), two), (3, ("messages",), three),
+             (5, ("messages", "labyrinth"), three))  # its own at 5 players too (tile-net-v8)
     for players, expansions, net in cases:
         s = _midgame(players, expansions, turns=20, seed=players)
         shipped = make_agent("pretrained", "carcassonne", seed=4)
         if players == 2:
             alone = AfterstateAgent(net, seed=4)
         else:
-            alone = BlendedAgent(net, PRETRAINED_TABLE_WEIGHTS, seed=4)
+            weight = net.meta.get("heuristic_blend", PRETRAINED_TABLE_WEIGHTS)  # as its file says
+            alone = BlendedAgent(net, weight, seed=4)
         for _ in range(12):  # the same moves as that blend, decision by decision
             code = shipped.act(s, s.current_player)
             assert code == alone.act(s, s.current_player)
@@ -219,7 +221,7 @@ def test_a_blend_with_a_weight_per_table_plays_each_tables_weight() -> None:
 def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> None:
     """``pretrained`` (and ``pretrained:blend``, ``pretrained:search``) plays the table network
     fine-tuned with greedy seats at 4 players and the table network elsewhere (``pretrained``,
-    ``tile-net-v7`` and ``-v6``: their own table network at 3 players, ``tile-net-v5`` and
+    ``tile-net-v8`` to ``-v6``: their own table network at 3 players, ``tile-net-v5`` and
     ``-v4`` others;
     ``tile-net-v3``
     the table network);
@@ -254,7 +256,7 @@ def test_pretrained_plays_the_fine_tuned_table_network_at_4_players_only() -> No
     cases = (
         (4, "pretrained", BlendedAgent(tuned, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v3", BlendedAgent(first, PRETRAINED_TABLE_WEIGHTS, seed=2)),
-        # tile-net-v7 (pretrained) plays v6's table network at 3 players, averaged at 0.75
+        # tile-net-v8 (pretrained) plays v6's table network at 3 players, averaged at 0.75
         (3, "pretrained", BlendedAgent(three, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v5", BlendedAgent(v5, PRETRAINED_TABLE_WEIGHTS, seed=2)),
         (3, "tile-net-v4", BlendedAgent(v4, PRETRAINED_TABLE_WEIGHTS, seed=2)),

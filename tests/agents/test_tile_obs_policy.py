@@ -239,11 +239,14 @@ def test_the_observation_policy_plays_each_table_with_its_network():
             env.step(agent.decide(obs))
 
 
-def test_pretrained_plays_the_blended_table_network_or_the_5_player_observation_network():
-    """``pretrained`` at 3 and 4 players, and at any table with The Messages, moves as the
-    table value network of that table (at 3 players ``tile-net-v7``'s own, at 4 the one
-    fine-tuned with greedy seats) averaged with the heuristic; at 5 players without The
-    Messages as ``pretrained-obs`` (its 5-player network)."""
+@pytest.mark.parametrize("name", ["tile-net-v7", "pretrained"])
+def test_pretrained_plays_the_blended_table_network_or_the_5_player_observation_network(name):
+    """``tile-net-v7`` at 3 and 4 players, and at any table with The Messages, moves as the
+    table value network of that table (at 3 players its own, at 4 the one fine-tuned with
+    greedy seats) averaged with the heuristic; at 5 players without The Messages as
+    ``pretrained-obs`` (its 5-player network). ``pretrained`` (``tile-net-v8``) plays its
+    3-player network at 5 players too, with or without The Messages, at the weight its file
+    names, and never the observation network."""
     from carcassonne_rl.agents.pretrained import (
         PRETRAINED_TABLE_FILES,
         model_dir,
@@ -253,23 +256,29 @@ def test_pretrained_plays_the_blended_table_network_or_the_5_player_observation_
     from carcassonne_rl.agents.tile.afterstate import load_value_net
     from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
 
-    pretrained = make_agent("pretrained", "carcassonne", seed=0)
+    shipped = make_agent(name, "carcassonne", seed=0)
     obs_agent = make_agent("pretrained-obs", "carcassonne", seed=0)
     assert sorted(obs_agent.tables) == [3, 4, 5]
     table = BlendedAgent(table_network(), PRETRAINED_TABLE_WEIGHTS, seed=0)
     own = load_value_net(model_dir() / PRETRAINED_TABLE_FILES[3])
-    three = BlendedAgent(own, PRETRAINED_TABLE_WEIGHTS, seed=0)
+    assert own.meta["heuristic_blend"] == 0.75 == PRETRAINED_TABLE_WEIGHTS[3]
+    three = BlendedAgent(own, 0.75, seed=0)
     four = BlendedAgent(table_networks()[4], PRETRAINED_TABLE_WEIGHTS, seed=0)
-    differs = {3: 0, 4: 0}
-    for players, expansions, expected in (
-        (3, (), three), (4, (), four), (5, ("messages",), table), (5, (), obs_agent),
-    ):  # fmt: skip
+    if name == "pretrained":
+        assert PRETRAINED_TABLE_FILES[5] == PRETRAINED_TABLE_FILES[3]
+        five = BlendedAgent(own, 0.75, seed=0)  # its own agent at 5 players (own tie-breaks)
+        fives = ((5, ("messages",), five), (5, (), five), (5, ("labyrinth",), five))
+    else:
+        fives = ((5, ("messages",), table), (5, (), obs_agent))
+    differs = {3: 0, 4: 0, 5: 0}
+    for players, expansions, expected in ((3, (), three), (4, (), four), *fives):
         state = new_game(GameConfig(players=players, seed=3, expansions=expansions))
         for _ in range(20):
             p = state.current_player
-            code = pretrained.act(state, p)
+            code = shipped.act(state, p)
             assert code == expected.act(state, p)
-            if players in differs and state.phase == "place_tile":
+            if expected is not obs_agent and not expansions and state.phase == "place_tile":
                 differs[players] += code != obs_agent.act(state, p)
             state.apply_code(int(code))
-    assert all(differs.values())  # the observation networks would have played otherwise
+    # the observation networks would have played otherwise
+    assert differs[3] and differs[4] and (differs[5] or name != "pretrained")

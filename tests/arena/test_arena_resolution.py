@@ -36,8 +36,8 @@ def test_an_arena_run_of_pretrained_records_what_it_resolved_to(tmp_path, capsys
     data = json.loads((out / "arena.json").read_text())
     assert (data["deals"], data["games"]) == (1, 2)
     record = data["resolved"]["pretrained"]
-    assert record["pinned"] == "tile-net-v7" and record["named"] == "pretrained"
-    files = PINNED["tile-net-v7"].files
+    assert record["pinned"] == "tile-net-v8" and record["named"] == "pretrained"
+    files = PINNED["tile-net-v8"].files
     assert [f["file"] for f in record["files"]] == list(files)
     assert {f["file"]: f["sha256"] for f in record["files"]} == {n: _sha256(n) for n in files}
     assert record["version"] == _version()
@@ -46,7 +46,7 @@ def test_an_arena_run_of_pretrained_records_what_it_resolved_to(tmp_path, capsys
 
     md = (out / "arena.md").read_text()
     assert "2 games on 1 deal." in md
-    assert "| pretrained | `pretrained` | tile-net-v7 | carcassonne_2p_expert5.npz (" in md
+    assert "| pretrained | `pretrained` | tile-net-v8 | carcassonne_2p_expert5.npz (" in md
     assert _sha256("carcassonne_2p_expert5.npz")[:12] in md and _version() in md
 
     with open(out / "games.csv", newline="") as f:
@@ -54,7 +54,7 @@ def test_an_arena_run_of_pretrained_records_what_it_resolved_to(tmp_path, capsys
     assert len(rows) == 2
     for row in rows:
         seat = "seat0" if row["seat0_agent"] == "pretrained" else "seat1"
-        assert row[f"{seat}_pinned"] == "tile-net-v7"
+        assert row[f"{seat}_pinned"] == "tile-net-v8"
         models = dict(x.split("=") for x in row[f"{seat}_models"].split())
         assert models == {n: _sha256(n) for n in files}
         assert row["version"] == _version()

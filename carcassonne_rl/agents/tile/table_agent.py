@@ -37,18 +37,20 @@ class TileTableAgent(BaseAgent):
 
     @classmethod
     def of_networks(cls, two: MLP, table: MLP, seed: int | None = None, obs: Any = None,
-                    tables: dict[int, MLP] | None = None) -> TileTableAgent:  # fmt: skip
+                    tables: dict[int, MLP] | None = None,
+                    obs_tables: tuple[int, ...] = OBS_TABLES) -> TileTableAgent:  # fmt: skip
         """``pretrained``: the 2-player network ``two`` alone (expert iteration's, which learnt
         the search's values, the heuristic's part included), each table network averaged with
         the heuristic at its shipped weight, or at the one its file names (``tables``: another
-        table network for some numbers of players)."""
+        table network for some numbers of players); ``obs`` at the tables of ``obs_tables``
+        without The Messages."""
 
         def blended(net: MLP) -> BlendedAgent:
             weight = net.meta.get("heuristic_blend", PRETRAINED_TABLE_WEIGHTS)
             return BlendedAgent(net, weight, seed=seed, name="pretrained")
 
         return cls(AfterstateAgent(two, seed=seed, name="pretrained"), blended(table), seed, obs,
-                   tables={n: blended(net) for n, net in (tables or {}).items()})  # fmt: skip
+                   obs_tables, {n: blended(net) for n, net in (tables or {}).items()})  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
