@@ -205,11 +205,13 @@ def test_features_training_configs_are_checked(tmp_path):
 
 
 def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
-    """At a table where ``pretrained`` plays an observation network (5 players), its
-    demonstrations are still its value agent's moves and values (the table network
-    averaged with the heuristic: a student never teaches itself)."""
-    from carcassonne_rl.agents.pretrained import table_network
-    from carcassonne_rl.agents.tile.blend import PRETRAINED_TABLE_WEIGHTS, BlendedAgent
+    """At 5 players (where ``tile-net-v7`` played an observation network) the
+    demonstrations of ``pretrained`` are its value agent's moves and values: ``tile-net-v8``'s
+    own table network there, averaged with the heuristic as its file says (a student never
+    teaches itself)."""
+    from carcassonne_rl.agents.pretrained import PRETRAINED_TABLE_FILES, shipped_file
+    from carcassonne_rl.agents.tile.afterstate import load_value_net
+    from carcassonne_rl.agents.tile.blend import BlendedAgent
     from carcassonne_rl.agents.tile.table_agent import OBS_TABLES
     from carcassonne_rl.encoders.tile.encoder_v1 import TileEncoderV1
     from carcassonne_rl.training.distill.demos import demo_deal, play_demos
@@ -220,9 +222,9 @@ def test_table_demonstrations_are_the_value_networks_moves(tmp_path):
     game = load_demo_game(tmp_path / f"game_{demo_deal(5, 0)}.npz")
     encoder = TileEncoderV1()
     deal = demo_deal(5, 0)
+    net = load_value_net(shipped_file(PRETRAINED_TABLE_FILES[players]))
     teachers = [
-        BlendedAgent(table_network(), PRETRAINED_TABLE_WEIGHTS, seed=deal + p)
-        for p in range(players)
+        BlendedAgent(net, net.meta["heuristic_blend"], seed=deal + p) for p in range(players)
     ]
     state = Setup("carcassonne", players).new_state(deal)
     for i, action in enumerate(game["actions"][:30]):

@@ -16,8 +16,8 @@ from carcassonne_rl.training.expert_iteration.positions import (
     collect,
     load_positions,
     play_teacher_game,
-    replay_features,
 )
+from carcassonne_rl.training.expert_iteration.replay import replay_features
 
 TEACHER = "pretrained:search=2:1"
 

@@ -23,12 +23,8 @@ searched ones among them) are stored as rows:
 
 An option that ends the game is not stored (its value is exact, nothing to learn).
 
-Each file also keeps what replays its rows (:func:`replay_features`): the game's ``deal``,
-``players`` and ``expansions`` and every action code played (``codes``), and per row the
-number of codes played before its placement (``ply``) and the option's placement and
-follower codes (``option``, ``follower``, -1 for none). Any feature set of the rows'
-afterstates can be computed again from them, so a network reading new inputs can be fitted
-on games recorded before the inputs existed.
+Each file also keeps what replays its rows (``deal``, ``players``, ``expansions``, the
+``codes`` played; per row ``ply``, ``option``, ``follower``): :mod:`.replay`.
 
 Playout-cap randomisation (``deep_share`` P > 0, with ``deep_samples`` S2, as KataGo's
 many cheap searches and a few deep ones): a share P of the placements, drawn by a stream
@@ -49,7 +45,7 @@ model the other seats by its network). None (the default): the search plays ever
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -75,7 +71,7 @@ from .teachers import (
 
 SETTINGS_FILE = "positions.json"
 ROW_FIELDS = ("x", "target", "prior", "network", "decision", "chosen")
-#: per row, what replays its option (:func:`replay_features`): the codes played before its
+#: per row, what replays its option (:func:`.replay.replay_features`): the codes played before its
 #: placement, its placement code and its follower code (-1: none)
 REPLAY_FIELDS = ("ply", "option", "follower")
 #: the tile game's variant without expansions; the others join expansion names with ``+``
@@ -428,47 +424,6 @@ def load_positions(folder: Path, *more: Path, games: int | None = None, seed: in
             raise ValueError(f"no teacher games (game_*.npz) in {f}")
         files += found
     return load_games(files)
-
-
-def replay_features(game: Mapping[str, np.ndarray], features: str) -> np.ndarray:
-    """The feature set ``features`` (a name of ``encoders.features.table.FEATURE_SETS``) of
-    every row of one tile teacher game (a file's arrays, ``np.load``), computed again: the
-    game replayed from its ``codes``, each row's option settled from the position before its
-    placement (``afterstate.option_state``) and seen from the seat that moved there. Rows in
-    file order, float32. ``ValueError`` for a file recorded without what replays it
-    (:data:`REPLAY_FIELDS`, ``codes``)."""
-    from carcassonne_rl.agents.tile.afterstate import option_state
-    from carcassonne_rl.encoders.features.table import feature_set, seat_features
-    from carcassonne_rl.games.errors import IllegalActionError
-    from carcassonne_rl.games.registry import new_game
-
-    width = feature_set(features)[0]
-    need = {*REPLAY_FIELDS, "codes", "deal", "players", "expansions"}
-    missing = sorted(need - set(getattr(game, "files", game)))
-    if missing:
-        raise ValueError(f"the teacher game has no {', '.join(missing)}: it was recorded "
-                         "before its rows could be replayed")  # fmt: skip
-    text = str(game["expansions"])
-    state = new_game("carcassonne", int(game["players"]), int(game["deal"]),
-                     tuple(text.split("+")) if text else ())  # fmt: skip
-    codes = game["codes"]
-    out = np.zeros((len(game["ply"]), width), np.float32)
-    done = 0
-    for row, (ply, code, follower) in enumerate(
-        zip(game["ply"], game["option"], game["follower"], strict=True)
-    ):
-        if ply < done:
-            raise ValueError(f"row {row}: its ply {ply} comes before the row before it")
-        try:
-            for c in codes[done:ply]:
-                state.apply_code(int(c))
-            done = int(ply)
-            after = option_state(state, int(code), int(follower))
-        except IllegalActionError as err:
-            raise ValueError(f"row {row}: the game does not replay to its option at ply "
-                             f"{ply}: {err}") from None  # fmt: skip
-        out[row] = seat_features(after, state.current_player, features)
-    return out
 
 
 def load_games(files: list[Path]) -> dict[str, Any]:
