@@ -221,3 +221,19 @@ def test_only_the_kept_yardstick_is_handed_the_full_state() -> None:
     full = {name for game, name in specs
             if getattr(make_agent(name, game, seed=0), "reads_hidden_order", False)}  # fmt: skip
     assert full == {"tile-search-v1"}
+
+
+@pytest.mark.parametrize("expansions", [(), ("messages", "labyrinth")])
+def test_tile_net_v8_twin_at_five_players(expansions: tuple[str, ...]) -> None:
+    """``tile-net-v8`` at 5 players (its own table network there): the undrawn tiles and
+    messages redrawn, the same seed makes the same decisions, move by move."""
+    state = new_game(GameConfig(players=5, seed=11, expansions=expansions))
+    for _ in range(60):
+        twin = state.resample_hidden(random.Random(len(state.history)))
+        p = state.current_player
+        moves = [make_agent("tile-net-v8", "carcassonne", seed=3).act(for_agent(s, p, None), p)
+                 for s in (state, twin)]  # fmt: skip
+        assert moves[0] == moves[1]
+        state.apply_code(int(moves[0]))
+        if state.is_over:
+            break
