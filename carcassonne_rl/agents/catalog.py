@@ -105,15 +105,16 @@ def _tile_search_over(version: int, key: str) -> Pinned:
 
 
 def _tile_net_with_tables(version: int, what: str, key: str, tables: dict[int, str],
-                          obs: tuple[int, ...] = (5,)) -> Pinned:  # fmt: skip
+                          obs: bool = True) -> Pinned:  # fmt: skip
     """``tile-net-vN``: the shipped 2-player network ``key`` alone at 2 players, the table
     networks ``tables`` (file by number of players, each averaged as its file says) at
-    those tables, the shipped table networks at the others; the observation network at the
-    tables of ``obs`` without The Messages."""
-    own = dict.fromkeys(tables.values())
-    files = (f"{key}.npz", *own, *_TILE_TABLES, *(_TILE_OBS if obs else ()))
+    those tables, the shipped table networks at the others; with ``obs``, the observation
+    network where ``pretrained`` played it (``table_agent.OBS_TABLES``), else nowhere."""
+    files = (f"{key}.npz", *dict.fromkeys(tables.values()), *_TILE_TABLES,
+             *(_TILE_OBS if obs else ()))  # fmt: skip
+    more = {} if obs else {"obs_tables": ()}
     return Pinned(f"tile-net-v{version}", "carcassonne", what, files, key,
-                  _shipped("make_tile_net", f"{key}.npz", table_files=tables, obs_tables=obs))
+                  _shipped("make_tile_net", f"{key}.npz", table_files=tables, **more))
 
 
 #: every pinned name, newest of each role last
@@ -154,7 +155,7 @@ PINNED: dict[str, Pinned] = {p.name: p for p in (
         8, "2-4 players as tile-net-v7; 5 players: tile-net-v6's 3-player table network, "
         "averaged with the heuristic as its file says, with or without the expansions (no "
         "observation network)", "carcassonne_2p_expert5",
-        {3: "carcassonne_table_3p_rank2.npz", 5: "carcassonne_table_3p_rank2.npz"}, obs=()),
+        {3: "carcassonne_table_3p_rank2.npz", 5: "carcassonne_table_3p_rank2.npz"}, obs=False),
     Pinned("tile-search-v1", "carcassonne",
            "expectimax over the next tile, 3 candidates, 2 samples: carcassonne_2p.npz averaged "
            "with the heuristic at 2 players, the table networks at 3-5; handed the full state "
